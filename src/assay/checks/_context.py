@@ -1,0 +1,39 @@
+"""What the verifier knows about one episode or submission.
+
+Checks read the context and never write it: the workspace is read-only to them, and receipts
+come from the retrieval provider, never from the policy's account of what it read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay._config import Config
+
+
+class Receipt(BaseModel):
+    """One fetch served by the retrieval provider during the episode."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    url: str = Field(min_length=1)
+    status: int = Field(ge=100, le=599)
+    """HTTP status of the fetch; only 2xx means the source was actually served."""
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """Inputs a check may read. Missing inputs make input-dependent checks inconclusive."""
+
+    answer: str | None = None
+    """The episode's final answer text; None when there is none (not the same as "")."""
+    workspace: Path | None = None
+    """The agent's workspace, read-only to checks."""
+    receipts: tuple[Receipt, ...] = ()
+    """Fetches recorded by the retrieval provider."""
+    base_dir: Path | None = None
+    """The folder verifier-side files (databases, hidden checks) resolve against."""
+    config: Config = field(default_factory=Config)

@@ -1,0 +1,105 @@
+"""Type-strict deep equality and strict JSON, the comparison every structured check uses.
+
+Python's ``==`` says ``True == 1 == 1.0`` and ``[1, True] == [1, 1]``; a reward built on it pays
+for the wrong type. Here two values are equal only when they have the same type at every level
+(dict keys included) and then compare equal. NaN equals nothing, itself included.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_NUMBER = (int, float)
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in _NUMBER
+
+
+def strict_equal(expected: Any, actual: Any, tolerance: float | None = None) -> bool:
+    """Deep, type-strict equality.
+
+    With ``tolerance`` (absolute), an int and a float compare numerically at every level, so
+    ``2`` and ``2.0000001`` can match; a bool is never a number, and non-finite values never
+    match.
+    """
+    stack: list[tuple[Any, Any]] = [(expected, actual)]
+    while stack:
+        a, b = stack.pop()
+        if tolerance is not None and _is_number(a) and _is_number(b):
+            try:
+                if not (math.isfinite(a) and math.isfinite(b)) or abs(a - b) > tolerance:
+                    return False
+            except OverflowError:  # an int beyond the float range is never "close"
+                return False
+            continue
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, dict):
+            if len(a) != len(b):
+                return False
+            typed_b = {(type(k), k): v for k, v in b.items()}
+            for key, value in a.items():
+                typed_key = (type(key), key)
+                if typed_key not in typed_b:
+                    return False
+                stack.append((value, typed_b[typed_key]))
+        elif isinstance(a, list | tuple):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif isinstance(a, float):
+            if math.isnan(a) or a != b:
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+class StrictJSONError(ValueError):
+    """Why a text is not strict JSON: the line and column, the duplicate key or the constant."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise StrictJSONError(f"{name} is not a JSON value")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise StrictJSONError(f"duplicate key {key!r} makes the object ambiguous")
+        result[key] = value
+    return result
+
+
+def loads_strict(text: str | bytes) -> Any:
+    """Parse JSON, refusing NaN/Infinity and duplicate keys, which plain ``json`` accepts."""
+    try:
+        return json.loads(
+            text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates
+        )
+    except StrictJSONError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise StrictJSONError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise StrictJSONError(type(exc).__name__) from None
+
+
+def describe(value: Any) -> str:
+    """A short, typed rendering for failure details: ``1 (int)``, ``True (bool)``."""
+    text = json.dumps(value) if _jsonable(value) else repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,137 @@
+"""``assay`` commands. Each opens its inputs, calls one library function and maps errors to exit
+codes: 0 when a verdict was produced (whatever it says), 2 for invalid input, with one line on
+stderr naming the file and field. Domain logic lives in the library, never here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay._errors import AssayError, InvalidInput, exit_code
+from assay.checks import all_kinds, check_task, score_answers
+from assay.checks._strict import StrictJSONError, loads_strict
+from assay.cli._render import kinds_markdown, print_kinds, print_report
+
+app = typer.Typer(
+    name="assay",
+    help="Decide whether a result is correct, and say exactly what was checked.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"assay: error: {message}", err=True)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"cannot read the {what}: {exc.strerror}", where=str(path)) from None
+    try:
+        return loads_strict(text)
+    except StrictJSONError as exc:
+        raise InvalidInput(f"the {what} is not valid JSON: {exc}", where=str(path)) from None
+
+
+@app.command()
+def check(
+    tasks: Annotated[list[Path], typer.Argument(help="Task files (JSON): checks plus the episode.")],
+    answer_file: Annotated[
+        Path | None, typer.Option("--answer-file", help="Read the final answer from this file.")
+    ] = None,
+    human: Annotated[bool, typer.Option("--human", help="Print a table instead of JSON.")] = False,
+) -> None:
+    """Run the checks of each task file and print one JSON report per task (one per line)."""
+    answer = None
+    if answer_file is not None:
+        try:
+            answer = answer_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            _fail(f"{answer_file}: cannot read the answer file: {exc}")
+            raise typer.Exit(2) from None
+    worst = 0
+    for task in tasks:
+        try:
+            report = check_task(task, answer=answer)
+        except AssayError as exc:
+            _fail(str(exc))
+            worst = max(worst, exit_code(exc))
+            continue
+        if human:
+            print_report(str(task), report)
+        else:
+            typer.echo(json.dumps({"task": str(task), **report.to_json()}, ensure_ascii=False))
+    if worst:
+        raise typer.Exit(worst)
+
+
+@app.command()
+def verify(
+    submission: Annotated[Path, typer.Argument(help='{"outputs": {...}, "reported_reward": ...}')],
+    key: Annotated[Path, typer.Argument(help="The answer key: {task_id: value}.")],
+    detail: Annotated[
+        bool, typer.Option("--detail", help="Also list the wrong, missing and extra task ids.")
+    ] = False,
+) -> None:
+    """Recompute the reward of a submission against an answer key (type-strict, exact coverage)."""
+    try:
+        answer_key = _read_json(key, "answer key")
+        if not isinstance(answer_key, dict):
+            raise InvalidInput("the answer key must be a JSON object {task_id: value}", where=str(key))
+        try:
+            text = submission.read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read the submission: {exc.strerror}", where=str(submission)) from None
+    except AssayError as exc:
+        _fail(str(exc))
+        raise typer.Exit(exit_code(exc)) from None
+    try:
+        parsed: Any = loads_strict(text)
+    except StrictJSONError as exc:
+        typer.echo(f"assay: {submission}: not valid JSON ({exc}); scored as a malformed submission", err=True)
+        parsed = None
+    score = score_answers(parsed, answer_key)
+    result = score.model_dump(mode="json") if detail else score.as_reward()
+    typer.echo(json.dumps(result))
+
+
+@app.command()
+def kinds(
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the kinds reference (docs/kinds.md).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the kinds and their fields as JSON.")] = False,
+) -> None:
+    """List every check kind with its spec fields and what a pass means."""
+    registered = all_kinds()
+    if markdown:
+        typer.echo(kinds_markdown(registered), nl=False)
+    elif as_json:
+        typer.echo(
+            json.dumps(
+                [{"kind": k.name, "summary": k.summary, "spec": k.spec.model_json_schema()} for k in registered],
+                indent=2,
+            )
+        )
+    else:
+        print_kinds(registered)
+
+
+def main() -> None:
+    """Console entry point: never a traceback, whatever happens."""
+    try:
+        app()
+    except AssayError as exc:
+        _fail(str(exc))
+        sys.exit(exit_code(exc))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the boundary: one line, never a traceback
+        _fail(f"internal error: {type(exc).__name__}: {exc}")
+        sys.exit(1)

@@ -1,0 +1,90 @@
+"""Combining outcomes into one report, and the score a trainer reads from it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from assay._errors import InvalidInput
+from assay.status._status import Outcome, Status
+
+
+class Mode(str, Enum):
+    """How several outcomes become one status and score."""
+
+    ALL = "all"
+    """Verified iff every check is verified; score 1.0 or 0.0."""
+    WEIGHTED = "weighted"
+    """Score is the verified share of the weights; status as in ``all``."""
+
+
+class Report(BaseModel):
+    """The combined verdict over several checks.
+
+    ``score`` is None whenever the status is ``inconclusive`` or ``error``: a trainer masks it
+    instead of learning from a 0.0 that says nothing about the work.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Status
+    score: float | None
+    mode: Mode = Mode.ALL
+    outcomes: tuple[Outcome, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable wire form printed by ``assay check`` and returned by the API."""
+        return {
+            "status": self.status.value,
+            "score": self.score,
+            "outcomes": [
+                {
+                    "kind": o.kind,
+                    "status": o.status.value,
+                    "detail": o.detail,
+                    "evidence": o.evidence,
+                }
+                for o in self.outcomes
+            ],
+        }
+
+
+def combine(
+    outcomes: Sequence[Outcome],
+    mode: Mode | str = Mode.ALL,
+    weights: Sequence[float] | None = None,
+) -> Report:
+    """Combine outcomes; an empty list is refused, because nothing checked is not a pass."""
+    mode = Mode(mode)
+    if not outcomes:
+        raise InvalidInput("there are no checks: an empty check list is never a pass", where="checks")
+    if weights is None:
+        weights = [1.0] * len(outcomes)
+    if len(weights) != len(outcomes):
+        raise InvalidInput("one weight per outcome is required", where="weights")
+
+    statuses = {o.status for o in outcomes}
+    if statuses == {Status.VERIFIED}:
+        status = Status.VERIFIED
+    elif Status.ERROR in statuses:
+        status = Status.ERROR
+    elif Status.REFUTED in statuses and (
+        mode is Mode.ALL or Status.INCONCLUSIVE not in statuses
+    ):
+        status = Status.REFUTED
+    else:
+        status = Status.INCONCLUSIVE
+
+    score: float | None
+    if not status.concluded:
+        score = None
+    elif mode is Mode.ALL:
+        score = 1.0 if status is Status.VERIFIED else 0.0
+    else:
+        total = sum(weights)
+        passed = sum(w for o, w in zip(outcomes, weights, strict=True) if o.status is Status.VERIFIED)
+        score = passed / total
+    return Report(status=status, score=score, mode=mode, outcomes=tuple(outcomes))

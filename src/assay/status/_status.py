@@ -1,0 +1,71 @@
+"""The four statuses and the outcome of one check.
+
+Only ``refuted`` is a statement about the work. ``inconclusive`` (an input missing, a limit hit) and
+``error`` (assay's own machinery failed) say nothing about it, which is why a reward derived from
+them is absent rather than 0.0.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Status(str, Enum):
+    """One status type, used for check outcomes, reports, stages, runs and the API."""
+
+    VERIFIED = "verified"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+    @property
+    def label(self) -> str:
+        """What a person is shown: never "failed" for a check that could not run."""
+        return _LABELS[self]
+
+    @property
+    def concluded(self) -> bool:
+        """True when the status is a finding about the work (verified or refuted)."""
+        return self in (Status.VERIFIED, Status.REFUTED)
+
+
+_LABELS = {
+    Status.VERIFIED: "Verified",
+    Status.REFUTED: "Did not satisfy the verifier",
+    Status.INCONCLUSIVE: "Could not determine",
+    Status.ERROR: "Verification error",
+}
+
+
+class Outcome(BaseModel):
+    """What one check found. Build it with the per-status constructors."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Status
+    """The finding; only ``refuted`` says the work is wrong."""
+    detail: str
+    """Actionable: what to change, or why no conclusion was reached."""
+    kind: str | None = None
+    """The check kind that produced it; stamped by the engine."""
+    evidence: dict[str, Any] | None = None
+    """JSON-able facts behind the finding (expected and actual values, receipts, rows)."""
+
+    @classmethod
+    def verified(cls, detail: str = "passed", evidence: dict[str, Any] | None = None) -> Outcome:
+        return cls(status=Status.VERIFIED, detail=detail, evidence=evidence)
+
+    @classmethod
+    def refuted(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        return cls(status=Status.REFUTED, detail=detail, evidence=evidence)
+
+    @classmethod
+    def inconclusive(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        return cls(status=Status.INCONCLUSIVE, detail=detail, evidence=evidence)
+
+    @classmethod
+    def error(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        return cls(status=Status.ERROR, detail=detail, evidence=evidence)
