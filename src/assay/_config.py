@@ -37,3 +37,7 @@ class Config(BaseModel):
             first = exc.errors()[0]
             name = f"ASSAY_{str(first['loc'][0]).upper()}"
             raise InvalidInput(first["msg"], where=name) from None
+
+
+DEFAULT_CONFIG = Config()
+"""Shared by every context that does not bring its own (configs are immutable)."""

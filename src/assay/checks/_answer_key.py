@@ -46,7 +46,9 @@ def score_answers(submission: Any, answer_key: Mapping[Any, Any]) -> AnswerKeySc
     """
     if not isinstance(submission, Mapping):
         return AnswerKeyScore(
-            reward=0.0, accepted=False, problem=f"the submission is a {type(submission).__name__}, not an object"
+            reward=0.0,
+            accepted=False,
+            problem=f"the submission is a {type(submission).__name__}, not an object",
         )
     outputs = submission.get("outputs")
     if not isinstance(outputs, Mapping):

@@ -6,12 +6,12 @@ come from the retrieval provider, never from the policy's account of what it rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay._config import Config
+from assay._config import DEFAULT_CONFIG, Config
 
 
 class Receipt(BaseModel):
@@ -36,4 +36,4 @@ class CheckContext:
     """Fetches recorded by the retrieval provider."""
     base_dir: Path | None = None
     """The folder verifier-side files (databases, hidden checks) resolve against."""
-    config: Config = field(default_factory=Config)
+    config: Config = DEFAULT_CONFIG

@@ -34,9 +34,11 @@ class Check:
         """Run the check; never raises (see the module docstring)."""
         try:
             outcome = self.kind.function(self.spec, ctx)
-        except Exception as exc:  # noqa: BLE001 - a broken kind must not abort the batch
-            outcome = Outcome.error(f"check {self.kind.name!r} failed inside assay: {type(exc).__name__}: {exc}")
-        return outcome.model_copy(update={"kind": self.kind.name})
+        except Exception as exc:
+            outcome = Outcome.error(
+                f"check {self.kind.name!r} failed inside assay: {type(exc).__name__}: {exc}"
+            )
+        return outcome.with_kind(self.kind.name)
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -94,6 +96,8 @@ def build_checks(raw: Sequence[Mapping[str, Any]], where: str = "checks") -> lis
 def run_checks(checks: Sequence[Check], ctx: CheckContext, mode: Mode | str = Mode.ALL) -> Report:
     """Run every check against one context and combine the outcomes into a report."""
     if not checks:
-        raise InvalidSpec("there are no checks: an empty check list is never a pass", where="checks")
+        raise InvalidSpec(
+            "there are no checks: an empty check list is never a pass", where="checks"
+        )
     outcomes = [check.run(ctx) for check in checks]
     return combine(outcomes, mode, [check.spec.weight for check in checks])

@@ -16,12 +16,14 @@ The scan is one compiled regular expression over the text: no process, no parser
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
+_DIGIT = re.compile(r"[0-9]")
+# Matched from a digit (or the "." of ".5"); the sign is read by hand, which keeps the scan to a
+# fast search for the next digit instead of a lookbehind tried at every character.
 _NUMBER = re.compile(
     r"""
-    (?:(?<![0-9A-Za-z_.])(?P<sign>[-+]))?
     (?P<num>[0-9](?:[0-9]|,(?=[0-9]))*(?:\.[0-9]+)?|\.[0-9]+)
     (?:[eE](?P<exp>[-+]?[0-9]+))?
     (?:/(?P<den>[0-9](?:[0-9]|,(?=[0-9]))*(?:\.[0-9]+)?))?
@@ -36,21 +38,35 @@ _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
 _UNIT_WORD = re.compile(
     r"[ \t]?[A-WYZa-wyzµμΩ°%Å](?:[A-Za-z0-9µμΩ°%Å·⁻⁰¹²³⁴⁵⁶⁷⁸⁹_]|[\^*/](?=[-A-Za-zµμΩ°0-9])|-(?=[0-9]))*"
 )
-_MAX_DIGITS = 400
-_FLOAT_MAX = Fraction(1.7976931348623157e308)
-_FLOAT_TINY = Fraction(4.9406564584124654e-324)
+_MAX_CHARS = 400
+_MAX_SCALE = 400
+_FLOAT_MAX = int(1.7976931348623157e308)
 _MINUSES = str.maketrans({"−": "-", "–": "-", "\u00a0": " ", "\u202f": " "})
 
 
-@dataclass(frozen=True)
-class Number:
-    """One number as written in the text."""
+class Number(NamedTuple):
+    """One number as written in the text, kept as an exact ratio of integers."""
 
     text: str
     start: int
     end: int
-    value: Fraction | None
-    """The exact value, or None when the number is non-finite."""
+    numerator: int
+    denominator: int
+    finite: bool = True
+    """False for nan, inf, division by zero and values beyond the float range."""
+
+    @property
+    def value(self) -> Fraction | None:
+        """The exact value, or None when the number is non-finite."""
+        return Fraction(self.numerator, self.denominator) if self.finite else None
+
+    def equals(self, expected: int | float) -> bool:
+        """Exact for an int; at double precision for a float (the nearest double to the value)."""
+        if not self.finite:
+            return False
+        if isinstance(expected, int):
+            return self.numerator == expected * self.denominator
+        return self.numerator / self.denominator == expected
 
 
 class NumberProblem(ValueError):
@@ -64,51 +80,78 @@ class NumberProblem(ValueError):
 
 def normalize(text: str) -> str:
     """Unicode minus and dashes become ``-``, no-break spaces become spaces (same length)."""
-    return text.translate(_MINUSES)
+    return text if text.isascii() else text.translate(_MINUSES)
 
 
-def _parse(match: re.Match[str]) -> Number:
-    raw = match.group(0)
-    num, exp, den = match.group("num"), match.group("exp"), match.group("den")
-    for part in (num, den):
-        if part and "," in part and not _GROUPED.fullmatch(part):
-            raise NumberProblem(
-                "malformed",
-                f"{raw!r} is not a well-formed number: thousands groups must have 3 digits "
-                "(write 1,000,000 or 1000000)",
-            )
+def _parse(text: str, match: re.Match[str]) -> Number:
+    start, end = match.span()
+    sign = None
+    if start and text[start - 1] in "+-":
+        before = text[start - 2] if start > 1 else " "
+        if not (before.isalnum() or before in "_."):  # "3-4" is two numbers, "x=-4" is -4
+            sign = text[start - 1]
+            start -= 1
+    raw = text[start:end]
+    if len(raw) > _MAX_CHARS:
+        raise NumberProblem("malformed", f"a number of {len(raw)} characters is too long")
+    num, exp, den = match.group("num", "exp", "den")
+    if exp is None and den is None and num.isdigit() and len(num) < 300:  # the common case
+        value = int(num)
+        return Number(raw, start, end, -value if sign == "-" else value, 1)
+    if "," in num or (den and "," in den):
+        for part in (num, den):
+            if part and "," in part and not _GROUPED.fullmatch(part):
+                raise NumberProblem(
+                    "malformed",
+                    f"{raw!r} is not a well-formed number: thousands groups must have 3 digits "
+                    "(write 1,000,000 or 1000000)",
+                )
+        num, den = num.replace(",", ""), den and den.replace(",", "")
     if den is not None and ("." in num or "." in den or exp is not None):
         raise NumberProblem(
             "malformed", f"{raw!r} is not a simple fraction: write integers, like 3/4"
         )
-    digits = num.replace(",", "").replace(".", "").lstrip("0")
-    if len(raw) > _MAX_DIGITS:
-        raise NumberProblem("malformed", f"a number of {len(raw)} characters is too long")
-    exponent = int(exp) if exp else 0
-    if digits and len(digits) + exponent > 400:
-        return Number(raw, match.start(), match.end(), None)
-    if digits and len(digits) + exponent < -400:
-        return Number(raw, match.start(), match.end(), None)
-    value = Fraction(num.replace(",", ""))
-    if exponent:
-        value *= Fraction(10) ** exponent
+    whole, _, decimals = num.partition(".")
+    digits = (whole + decimals).lstrip("0")
+    scale = (int(exp) if exp else 0) - len(decimals)
+    order = len(digits) + scale  # the value lies in [10**(order-1), 10**order)
+    if digits and not -_MAX_SCALE < order < _MAX_SCALE:
+        return Number(raw, start, end, 0, 1, finite=False)  # far outside the float range
+    mantissa = int(digits) if digits else 0
+    numerator, denominator = (mantissa * 10**scale, 1) if scale >= 0 else (mantissa, 10**-scale)
     if den is not None:
-        denominator = Fraction(den.replace(",", ""))
-        if denominator == 0:
-            return Number(raw, match.start(), match.end(), None)
-        value /= denominator
-    if match.group("sign") == "-":
-        value = -value
-    if abs(value) > _FLOAT_MAX or (value and abs(value) < _FLOAT_TINY):
-        return Number(raw, match.start(), match.end(), None)
-    return Number(raw, match.start(), match.end(), value)
+        divisor = int(den)
+        if divisor == 0:
+            return Number(raw, start, end, 0, 1, finite=False)
+        denominator *= divisor
+    elif -300 < order < 300:
+        return Number(raw, start, end, -numerator if sign == "-" else numerator, denominator)
+    if sign == "-":
+        numerator = -numerator
+    magnitude = abs(numerator)
+    too_big = magnitude > _FLOAT_MAX * denominator
+    if too_big or (0 < magnitude < denominator and magnitude << 1074 < denominator):
+        return Number(raw, start, end, 0, 1, finite=False)
+    return Number(raw, start, end, numerator, denominator)
 
 
 def find_numbers(text: str) -> list[Number]:
     """Every number in ``text`` (already normalized), in order, units' digits absorbed."""
-    found = [_parse(m) for m in _NUMBER.finditer(text)]
-    if "n" in text or "N" in text or "∞" in text:
-        found += [Number(m.group(0), m.start(), m.end(), None) for m in _NONFINITE.finditer(text)]
+    found: list[Number] = []
+    position = 0
+    while (digit := _DIGIT.search(text, position)) is not None:
+        start = digit.start()
+        if start and text[start - 1] == "." and not (start > 1 and text[start - 2].isdigit()):
+            start -= 1  # ".5"
+        match = _NUMBER.match(text, start)
+        assert match is not None  # text[start] is a digit, or a "." before one
+        found.append(_parse(text, match))
+        position = match.end()
+    lowered = text.lower()
+    if "nan" in lowered or "inf" in lowered or "∞" in text:
+        found += [
+            Number(m.group(0), m.start(), m.end(), 0, 1, False) for m in _NONFINITE.finditer(text)
+        ]
         found.sort(key=lambda n: n.start)
     if len(found) < 2:
         return found

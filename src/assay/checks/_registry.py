@@ -34,7 +34,9 @@ class Kind:
 _REGISTRY: dict[str, Kind] = {}
 
 
-def kind(name: str, spec: type[S]) -> Callable[[Callable[[S, CheckContext], Outcome]], Callable[[S, CheckContext], Outcome]]:
+def kind(
+    name: str, spec: type[S]
+) -> Callable[[Callable[[S, CheckContext], Outcome]], Callable[[S, CheckContext], Outcome]]:
     """Register ``function`` as kind ``name`` with its spec model."""
 
     def register(

@@ -78,9 +78,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def loads_strict(text: str | bytes) -> Any:
     """Parse JSON, refusing NaN/Infinity and duplicate keys, which plain ``json`` accepts."""
     try:
-        return json.loads(
-            text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates
-        )
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
     except StrictJSONError:
         raise
     except json.JSONDecodeError as exc:

@@ -50,7 +50,9 @@ class Task:
         return replace(self, context=replace(self.context, answer=answer))
 
 
-def parse_task(data: Any, base_dir: Path, config: Config | None = None, where: str = "task") -> Task:
+def parse_task(
+    data: Any, base_dir: Path, config: Config | None = None, where: str = "task"
+) -> Task:
     """A Task from already-parsed JSON; InvalidInput names the field that is wrong."""
     if not isinstance(data, dict):
         raise InvalidInput(f"must be a JSON object, not {type(data).__name__}", where=where)

@@ -50,7 +50,9 @@ def parse_unit(text: str) -> Any | None:
 def validate_unit(text: str) -> str:
     """Spec validator: the author's unit must be one pint understands."""
     if parse_unit(text) is None:
-        raise ValueError(f"{text!r} is not a unit this verifier understands (pint names: m/s, kg, %)")
+        raise ValueError(
+            f"{text!r} is not a unit this verifier understands (pint names: m/s, kg, %)"
+        )
     return text
 
 
@@ -81,6 +83,7 @@ def _factor(source: Any, target: Any) -> tuple[Fraction, bool] | None:
     return Fraction(repr(float(factor))), source == target
 
 
+@lru_cache(maxsize=4096)
 def same_dimension(source: Any, target: Any) -> bool:
     return bool(registry().Quantity(1, source).is_compatible_with(target))
 

@@ -43,7 +43,9 @@ def _read_json(path: Path, what: str) -> Any:
 
 @app.command()
 def check(
-    tasks: Annotated[list[Path], typer.Argument(help="Task files (JSON): checks plus the episode.")],
+    tasks: Annotated[
+        list[Path], typer.Argument(help="Task files (JSON): checks plus the episode.")
+    ],
     answer_file: Annotated[
         Path | None, typer.Option("--answer-file", help="Read the final answer from this file.")
     ] = None,
@@ -85,18 +87,25 @@ def verify(
     try:
         answer_key = _read_json(key, "answer key")
         if not isinstance(answer_key, dict):
-            raise InvalidInput("the answer key must be a JSON object {task_id: value}", where=str(key))
+            raise InvalidInput(
+                "the answer key must be a JSON object {task_id: value}", where=str(key)
+            )
         try:
             text = submission.read_bytes()
         except OSError as exc:
-            raise InvalidInput(f"cannot read the submission: {exc.strerror}", where=str(submission)) from None
+            raise InvalidInput(
+                f"cannot read the submission: {exc.strerror}", where=str(submission)
+            ) from None
     except AssayError as exc:
         _fail(str(exc))
         raise typer.Exit(exit_code(exc)) from None
     try:
         parsed: Any = loads_strict(text)
     except StrictJSONError as exc:
-        typer.echo(f"assay: {submission}: not valid JSON ({exc}); scored as a malformed submission", err=True)
+        typer.echo(
+            f"assay: {submission}: not valid JSON ({exc}); scored as a malformed submission",
+            err=True,
+        )
         parsed = None
     score = score_answers(parsed, answer_key)
     result = score.model_dump(mode="json") if detail else score.as_reward()
@@ -105,8 +114,12 @@ def verify(
 
 @app.command()
 def kinds(
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print the kinds reference (docs/kinds.md).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the kinds and their fields as JSON.")] = False,
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the kinds reference (docs/kinds.md).")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the kinds and their fields as JSON.")
+    ] = False,
 ) -> None:
     """List every check kind with its spec fields and what a pass means."""
     registered = all_kinds()
@@ -115,7 +128,10 @@ def kinds(
     elif as_json:
         typer.echo(
             json.dumps(
-                [{"kind": k.name, "summary": k.summary, "spec": k.spec.model_json_schema()} for k in registered],
+                [
+                    {"kind": k.name, "summary": k.summary, "spec": k.spec.model_json_schema()}
+                    for k in registered
+                ],
                 indent=2,
             )
         )
@@ -132,6 +148,6 @@ def main() -> None:
         sys.exit(exit_code(exc))
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # noqa: BLE001 - the boundary: one line, never a traceback
+    except Exception as exc:
         _fail(f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(1)

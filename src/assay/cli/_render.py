@@ -98,8 +98,14 @@ def kinds_markdown(kinds: list[Kind]) -> str:
         "",
     ]
     for kind in kinds:
-        lines += [f"## `{kind.name}`", "", kind.doc, "", "| field | type | default | meaning |",
-                  "|---|---|---|---|"]
+        lines += [
+            f"## `{kind.name}`",
+            "",
+            kind.doc,
+            "",
+            "| field | type | default | meaning |",
+            "|---|---|---|---|",
+        ]
         for name, type_, default, description in fields_of(kind):
             meaning = " ".join(description.split()).replace("|", "\\|")
             lines.append(f"| `{name}` | `{type_}` | {default} | {meaning} |")

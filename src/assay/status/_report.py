@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -12,7 +12,7 @@ from assay._errors import InvalidInput
 from assay.status._status import Outcome, Status
 
 
-class Mode(str, Enum):
+class Mode(StrEnum):
     """How several outcomes become one status and score."""
 
     ALL = "all"
@@ -60,7 +60,9 @@ def combine(
     """Combine outcomes; an empty list is refused, because nothing checked is not a pass."""
     mode = Mode(mode)
     if not outcomes:
-        raise InvalidInput("there are no checks: an empty check list is never a pass", where="checks")
+        raise InvalidInput(
+            "there are no checks: an empty check list is never a pass", where="checks"
+        )
     if weights is None:
         weights = [1.0] * len(outcomes)
     if len(weights) != len(outcomes):
@@ -71,9 +73,7 @@ def combine(
         status = Status.VERIFIED
     elif Status.ERROR in statuses:
         status = Status.ERROR
-    elif Status.REFUTED in statuses and (
-        mode is Mode.ALL or Status.INCONCLUSIVE not in statuses
-    ):
+    elif Status.REFUTED in statuses and (mode is Mode.ALL or Status.INCONCLUSIVE not in statuses):
         status = Status.REFUTED
     else:
         status = Status.INCONCLUSIVE
@@ -85,6 +85,8 @@ def combine(
         score = 1.0 if status is Status.VERIFIED else 0.0
     else:
         total = sum(weights)
-        passed = sum(w for o, w in zip(outcomes, weights, strict=True) if o.status is Status.VERIFIED)
+        passed = sum(
+            w for o, w in zip(outcomes, weights, strict=True) if o.status is Status.VERIFIED
+        )
         score = passed / total
     return Report(status=status, score=score, mode=mode, outcomes=tuple(outcomes))

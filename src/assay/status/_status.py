@@ -7,13 +7,13 @@ them is absent rather than 0.0.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """One status type, used for check outcomes, reports, stages, runs and the API."""
 
     VERIFIED = "verified"
@@ -53,6 +53,10 @@ class Outcome(BaseModel):
     """The check kind that produced it; stamped by the engine."""
     evidence: dict[str, Any] | None = None
     """JSON-able facts behind the finding (expected and actual values, receipts, rows)."""
+
+    def with_kind(self, kind: str) -> Outcome:
+        """The same finding, stamped with the kind that produced it."""
+        return Outcome(status=self.status, detail=self.detail, kind=kind, evidence=self.evidence)
 
     @classmethod
     def verified(cls, detail: str = "passed", evidence: dict[str, Any] | None = None) -> Outcome:

@@ -40,15 +40,18 @@ def _show(value: Fraction) -> str:
 
 
 def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction, bool] | Outcome:
-    """The number in the spec's unit and whether a conversion rounded it, or a refusal."""
-    assert number.value is not None
+    """The number in the spec's unit and whether a conversion rounded it, or a refusal.
+
+    Only called when the spec names a unit or refuses one: a unitless check never loads pint.
+    """
+    value = Fraction(number.numerator, number.denominator)
     found = _units.unit_after(text, number.end)
     if spec.unit is None:
-        if spec.refuses_units and found is not None:
+        if found is not None:
             return Outcome.refuted(
                 f"unit not expected: the answer gives {number.text} {found[0]}; give a bare number"
             )
-        return number.value, False
+        return value, False
     target = _units.parse_unit(spec.unit)
     if found is None:
         return Outcome.refuted(f"wrong unit: the answer has no unit; give the value in {spec.unit}")
@@ -57,8 +60,36 @@ def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction
         return Outcome.refuted(
             f"wrong unit: {written!r} is not convertible to {spec.unit!r}; give the value in {spec.unit}"
         )
-    converted, exact_conversion = _units.convert(number.value, unit, target)
+    converted, exact_conversion = _units.convert(value, unit, target)
     return converted, not exact_conversion
+
+
+_EPS = 2.0**-50
+"""Bound on the relative error of the float shortcut below (a few ulps, generously)."""
+
+
+def _clearly_within(spec: NumberSpec, got: float, slack: float) -> bool | None:
+    """Decide in floats when the margin is far larger than their rounding error; else None."""
+    expected = float(spec.value)
+    allowed = spec.tolerance + (spec.rel_tolerance + slack) * abs(expected)
+    margin = abs(got - expected) - allowed
+    if abs(margin) > 4 * _EPS * (abs(got) + abs(expected) + allowed):
+        return margin < 0
+    return None
+
+
+def _within(
+    spec: NumberSpec, got: Fraction, rounded: bool
+) -> tuple[bool, Fraction, Fraction, Fraction]:
+    """(matches, got, expected, allowed difference); exact, with a float shortcut when safe."""
+    if isinstance(spec.value, float):
+        # A float key means double precision: the answer counts as the double nearest to it.
+        got, expected = Fraction(float(got)), Fraction(spec.value)
+    else:
+        expected = Fraction(spec.value)
+    slack = _CONVERSION_SLACK if rounded else 0
+    allowed = exact(spec.tolerance) + (exact(spec.rel_tolerance) + slack) * abs(expected)
+    return abs(got - expected) <= allowed, got, expected, allowed
 
 
 @kind("answer_number", NumberSpec)
@@ -69,8 +100,10 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
     simple fractions (``3/4``); ``3``, ``3.0`` and ``3.00`` are the same number. Refused, each
     with its own message: no number, more than one number (every digit in the answer counts, so
     "part 2: 42" is ambiguous and 711 is never read as 11), a non-finite value (``nan``, ``inf``,
-    ``1e400``), the wrong unit, a value outside tolerance. Values compare as exact fractions;
-    after a unit conversion a relative slack of 1e-9 absorbs the conversion factor's rounding.
+    ``1e400``), the wrong unit, a value outside tolerance. An integer ``value`` compares exactly
+    (big integers included); a float ``value`` compares at double precision (``1/3`` matches
+    ``0.3333333333333333``, ``0.30000000000000004`` does not match ``0.3``). After a unit
+    conversion a relative slack of 1e-9 absorbs the rounding of the conversion factor.
     """
     answer = answer_or_outcome(ctx)
     if isinstance(answer, Outcome):
@@ -80,26 +113,38 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
         number = one_number(text)
     except NumberProblem as exc:
         return Outcome.refuted(str(exc), evidence={"reason": exc.reason})
-    if number.value is None:
+    if not number.finite:
         return Outcome.refuted(
             f"{number.text!r} is not a finite number", evidence={"reason": "non-finite"}
         )
-    try:
-        converted = _in_spec_unit(spec, number, text)
-    except _units.UnitProblem as exc:
-        return Outcome.refuted(f"wrong unit: {exc}")
-    if isinstance(converted, Outcome):
-        return converted
-    got, rounded = converted
-    slack = _CONVERSION_SLACK if rounded else Fraction(0)
-    expected = exact(spec.value)
-    allowed = exact(spec.tolerance) + (exact(spec.rel_tolerance) + slack) * abs(expected)
     unit = f" {spec.unit}" if spec.unit else ""
+    if spec.unit is None and not spec.refuses_units:
+        # The hot path: no unit, so no pint; integer arithmetic, or floats when clearly decided.
+        exact_only = not spec.tolerance and not spec.rel_tolerance
+        if (
+            number.equals(spec.value)
+            if exact_only
+            else _clearly_within(spec, number.numerator / number.denominator, 0.0)
+        ):
+            return Outcome.verified(f"{number.text!r} matches {spec.value}")
+        got, rounded = Fraction(number.numerator, number.denominator), False
+    else:
+        try:
+            converted = _in_spec_unit(spec, number, text)
+        except _units.UnitProblem as exc:
+            return Outcome.refuted(f"wrong unit: {exc}")
+        if isinstance(converted, Outcome):
+            return converted
+        got, rounded = converted
+        if _clearly_within(spec, float(got), float(_CONVERSION_SLACK) if rounded else 0.0):
+            return Outcome.verified(f"{number.text!r} matches {spec.value}{unit}")
+    matched, got, expected, allowed = _within(spec, got, rounded)
     evidence = {"expected": spec.value, "got": float(got), "tolerance": float(allowed)}
-    if abs(got - expected) <= allowed:
-        return Outcome.verified(f"{_show(got)}{unit} matches {_show(expected)}{unit}", evidence)
+    if matched:
+        return Outcome.verified(f"{number.text!r} matches {_show(expected)}{unit}", evidence)
     bound = f"within {float(allowed):g}" if allowed else "exactly"
     return Outcome.refuted(
-        f"value outside tolerance: expected {_show(expected)}{unit} ({bound}), got {_show(got)}{unit}",
+        f"value outside tolerance: expected {_show(expected)}{unit} ({bound}), "
+        f"got {_show(got)}{unit} (from {number.text!r})",
         evidence,
     )

@@ -142,5 +142,9 @@ def answer_key(spec: AnswerKeySpec, ctx: CheckContext) -> Outcome:
         if ids:
             listed = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
             parts.append(f"{label}: {listed}")
-    verdict = "not accepted (outputs must cover exactly the key's task ids)" if not score.accepted else f"reward {score.reward:g}"
+    verdict = (
+        "not accepted (outputs must cover exactly the key's task ids)"
+        if not score.accepted
+        else f"reward {score.reward:g}"
+    )
     return Outcome.refuted(f"{verdict}; " + "; ".join(parts), evidence)

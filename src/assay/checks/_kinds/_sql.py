@@ -80,7 +80,9 @@ def _read_only(path: Path, timeout: float) -> Iterator[sqlite3.Connection]:
         connection.close()
 
 
-def _run(connection: sqlite3.Connection, query: str, timeout: float, limit: int) -> list[tuple[Any, ...]]:
+def _run(
+    connection: sqlite3.Connection, query: str, timeout: float, limit: int
+) -> list[tuple[Any, ...]]:
     deadline = time.monotonic() + timeout
     timed_out = False
 
@@ -107,17 +109,24 @@ def _key(row: Sequence[Any]) -> tuple[tuple[str, Any], ...]:
     return tuple((type(v).__name__, v) for v in row)
 
 
-def _same_rows(expected: list[tuple[Any, ...]], actual: list[tuple[Any, ...]], ordered: bool) -> bool:
+def _same_rows(
+    expected: list[tuple[Any, ...]], actual: list[tuple[Any, ...]], ordered: bool
+) -> bool:
     if ordered:
         return [_key(r) for r in expected] == [_key(r) for r in actual]
     return Counter(map(_key, expected)) == Counter(map(_key, actual))
 
 
-def _rows_detail(expected: list[tuple[Any, ...]], actual: list[tuple[Any, ...]], ordered: bool) -> str:
-    shown = lambda rows: "; ".join(shorten(repr(list(r)), 60) for r in rows[:3]) or "(none)"  # noqa: E731
+def _first_rows(rows: list[tuple[Any, ...]]) -> str:
+    return "; ".join(shorten(repr(list(r)), 60) for r in rows[:3]) or "(none)"
+
+
+def _rows_detail(
+    expected: list[tuple[Any, ...]], actual: list[tuple[Any, ...]], ordered: bool
+) -> str:
     detail = (
         f"rows differ{' (in order)' if ordered else ''}: expected {len(expected)} rows, got {len(actual)}; "
-        f"first expected: {shown(expected)}; first actual: {shown(actual)}"
+        f"first expected: {_first_rows(expected)}; first actual: {_first_rows(actual)}"
     )
     if not ordered:
         missing = Counter(map(_key, expected)) - Counter(map(_key, actual))
@@ -133,7 +142,9 @@ def _rows_detail(expected: list[tuple[Any, ...]], actual: list[tuple[Any, ...]],
 
 def _value_matches(expected: Any, answer: str) -> bool | Outcome:
     if isinstance(expected, bytes):
-        return Outcome.error("the verifier's query returned a BLOB, which cannot be compared to a text answer")
+        return Outcome.error(
+            "the verifier's query returned a BLOB, which cannot be compared to a text answer"
+        )
     if expected is None:
         return answer.strip().upper() == "NULL"
     if isinstance(expected, str):
@@ -198,10 +209,14 @@ def sql_query(spec: SqlSpec, ctx: CheckContext) -> Outcome:
             except TooManyRows as exc:
                 return Outcome.refuted(f"the answer query: {exc}; expected {len(expected)}")
             except (sqlite3.ProgrammingError, sqlite3.Warning) as exc:
-                return Outcome.refuted(f"the answer query was refused (give exactly one SELECT): {exc}")
+                return Outcome.refuted(
+                    f"the answer query was refused (give exactly one SELECT): {exc}"
+                )
             except sqlite3.Error as exc:
                 if "not authorized" in str(exc):
-                    return Outcome.refuted("the answer query may only read: give one SELECT statement")
+                    return Outcome.refuted(
+                        "the answer query may only read: give one SELECT statement"
+                    )
                 return Outcome.refuted(f"the answer query failed: {exc}")
         else:
             assert spec.rows is not None

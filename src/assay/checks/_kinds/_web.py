@@ -94,7 +94,9 @@ def web_receipt(spec: ReceiptSpec, ctx: CheckContext) -> Outcome:
         )
     unserved = [url for url in cited if url not in served]
     if unserved:
-        listed = ", ".join(unserved[:10]) + (f" and {len(unserved) - 10} more" if len(unserved) > 10 else "")
+        listed = ", ".join(unserved[:10]) + (
+            f" and {len(unserved) - 10} more" if len(unserved) > 10 else ""
+        )
         return Outcome.refuted(
             f"{len(unserved)} cited URL(s) were not served during the episode: {listed}; "
             "cite only sources that were retrieved",

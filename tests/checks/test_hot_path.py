@@ -1,0 +1,54 @@
+"""An answer check spawns no process and imports nothing per call."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from assay import CheckContext, Receipt, build_check
+
+ANSWER_CHECKS = [
+    ({"kind": "answer_number", "value": 42}, "The answer is 42."),
+    ({"kind": "answer_number", "value": 0.5, "rel_tolerance": 0.01}, "1/2"),
+    ({"kind": "answer_number", "value": 10, "unit": "m/s"}, "36 km/h"),
+    ({"kind": "answer_one_of", "values": ["B"]}, "B"),
+    ({"kind": "answer_equals", "value": "B"}, "B"),
+    ({"kind": "answer_regex", "pattern": "^B$"}, "B"),
+    ({"kind": "answer_key", "key": {"t": 1}}, '{"outputs": {"t": 1}}'),
+    ({"kind": "web_receipt"}, "https://example.org/"),
+]
+
+
+def test_answer_checks_spawn_nothing_and_import_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    served = (Receipt(url="https://example.org/", status=200),)
+    checks = [
+        (build_check(spec), CheckContext(answer=answer, receipts=served))
+        for spec, answer in ANSWER_CHECKS
+    ]
+    for check, ctx in checks:  # warm: the first unit check loads pint once
+        check.run(ctx)
+
+    def no_spawn(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an answer check spawned a process")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_spawn)
+    before = set(sys.modules)
+    for _ in range(3):
+        for check, ctx in checks:
+            outcome = check.run(ctx)
+            assert outcome.status.value == "verified", (outcome.kind, outcome.detail)
+    assert set(sys.modules) == before
+
+
+def test_unitless_numbers_never_load_pint() -> None:
+    code = (
+        "import sys; from assay import build_check, CheckContext; "
+        "c = build_check({'kind': 'answer_number', 'value': 3, 'tolerance': 0.1}); "
+        "assert c.run(CheckContext(answer='3.05')).status.value == 'verified'; "
+        "print('pint' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

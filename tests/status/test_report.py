@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import pytest
+
+from assay import InvalidInput, Mode, Outcome, Status, combine
+
+V = Outcome.verified()
+R = Outcome.refuted("wrong")
+I = Outcome.inconclusive("limit hit")
+E = Outcome.error("machinery")
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "status", "score"),
+    [
+        ([V], Status.VERIFIED, 1.0),
+        ([V, V, V], Status.VERIFIED, 1.0),
+        ([V, R], Status.REFUTED, 0.0),
+        ([V, R, I], Status.REFUTED, 0.0),
+        ([R, E], Status.ERROR, None),
+        ([V, I], Status.INCONCLUSIVE, None),
+        ([I, E], Status.ERROR, None),
+        ([E], Status.ERROR, None),
+    ],
+)
+def test_all_mode(outcomes: list[Outcome], status: Status, score: float | None) -> None:
+    report = combine(outcomes)
+    assert report.status is status
+    assert report.score == score
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "weights", "status", "score"),
+    [
+        ([V, V], [1, 3], Status.VERIFIED, 1.0),
+        ([V, R], [1, 3], Status.REFUTED, 0.25),
+        ([R, V, V], [2, 1, 1], Status.REFUTED, 0.5),
+        ([V, R, I], [1, 1, 1], Status.INCONCLUSIVE, None),
+        ([V, R, E], [1, 1, 1], Status.ERROR, None),
+        ([R, R], [1, 1], Status.REFUTED, 0.0),
+    ],
+)
+def test_weighted_mode(
+    outcomes: list[Outcome], weights: list[float], status: Status, score: float | None
+) -> None:
+    report = combine(outcomes, Mode.WEIGHTED, weights)
+    assert report.status is status
+    assert report.score == score
+
+
+def test_empty_check_list_is_invalid_not_a_pass() -> None:
+    with pytest.raises(InvalidInput, match="empty check list is never a pass"):
+        combine([])
+
+
+def test_weights_must_match_outcomes() -> None:
+    with pytest.raises(InvalidInput, match="one weight per outcome"):
+        combine([V, R], Mode.WEIGHTED, [1.0])
+
+
+def test_labels_for_people() -> None:
+    assert [s.label for s in Status] == [
+        "Verified",
+        "Did not satisfy the verifier",
+        "Could not determine",
+        "Verification error",
+    ]
+    assert Status.REFUTED.concluded and not Status.ERROR.concluded
+
+
+def test_wire_form_is_stable() -> None:
+    report = combine([Outcome.refuted("x", {"a": 1}).model_copy(update={"kind": "k"})])
+    assert report.to_json() == {
+        "status": "refuted",
+        "score": 0.0,
+        "outcomes": [{"kind": "k", "status": "refuted", "detail": "x", "evidence": {"a": 1}}],
+    }

@@ -1,0 +1,20 @@
+"""The benchmarks run (small), so they cannot rot; their figures live in the README."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+@pytest.mark.slow
+def test_answers_benchmark_runs_with_zero_false_accepts(capsys: pytest.CaptureFixture[str]) -> None:
+    import answers
+
+    assert answers.main(["--n", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "assay false accepts 0" in out
+    assert "ratio" in out
