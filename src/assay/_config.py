@@ -22,6 +22,10 @@ class Config(BaseModel):
     """Rows read from one query; more is a refusal (answer) or inconclusive (verifier)."""
     max_file_bytes: int = Field(16 * 1024 * 1024, gt=0)
     """Largest workspace file a check reads; a larger one is inconclusive, not truncated."""
+    max_staged_mb: int = Field(256, gt=0)
+    """Largest workspace or input tree copied into a sandbox; more is inconclusive."""
+    allow_unisolated: bool = False
+    """Let untrusted code run without bubblewrap (every outcome then says isolation: none)."""
 
     @classmethod
     def from_env(cls) -> Config:

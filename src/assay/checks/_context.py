@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay._config import DEFAULT_CONFIG, Config
+
+if TYPE_CHECKING:
+    from assay.sandbox import Sandbox
 
 
 class Receipt(BaseModel):
@@ -37,3 +41,5 @@ class CheckContext:
     base_dir: Path | None = None
     """The folder verifier-side files (databases, hidden checks) resolve against."""
     config: Config = DEFAULT_CONFIG
+    sandbox: Sandbox | None = None
+    """Where kinds that run code run it; None: a default one, built from ``config``."""

@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
+from assay._config import Config
 from assay._errors import AssayError, InvalidInput, exit_code
 from assay.checks import all_kinds, check_task, score_answers
 from assay.checks._strict import StrictJSONError, loads_strict
-from assay.cli._render import kinds_markdown, print_kinds, print_report
+from assay.cli._render import kinds_markdown, print_conformance, print_kinds, print_report
 
 app = typer.Typer(
     name="assay",
@@ -50,8 +51,22 @@ def check(
         Path | None, typer.Option("--answer-file", help="Read the final answer from this file.")
     ] = None,
     human: Annotated[bool, typer.Option("--human", help="Print a table instead of JSON.")] = False,
+    allow_unisolated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unisolated",
+            help="Let untrusted checks run without bubblewrap (outcomes then say isolation: none).",
+        ),
+    ] = False,
 ) -> None:
     """Run the checks of each task file and print one JSON report per task (one per line)."""
+    try:
+        config = Config.from_env()
+    except AssayError as exc:
+        _fail(str(exc))
+        raise typer.Exit(exit_code(exc)) from None
+    if allow_unisolated:
+        config = config.model_copy(update={"allow_unisolated": True})
     answer = None
     if answer_file is not None:
         try:
@@ -62,7 +77,7 @@ def check(
     worst = 0
     for task in tasks:
         try:
-            report = check_task(task, answer=answer)
+            report = check_task(task, answer=answer, config=config)
         except AssayError as exc:
             _fail(str(exc))
             worst = max(worst, exit_code(exc))
@@ -137,6 +152,52 @@ def kinds(
         )
     else:
         print_kinds(registered)
+
+
+checker_app = typer.Typer(help="External checker programs (the /input, /output protocol).")
+app.add_typer(checker_app, name="checker")
+
+
+@checker_app.command("conform")
+def checker_conform(
+    program: Annotated[
+        Path, typer.Argument(help="The checker: a file (.py runs with python3) or a folder.")
+    ],
+    fixtures: Annotated[
+        Path,
+        typer.Argument(help="A folder of fixture folders (artifacts/, reference/, expected.json)."),
+    ],
+    command: Annotated[
+        str | None,
+        typer.Option("--command", help="The checker's argv inside the sandbox, space-separated."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per fixture.")] = False,
+) -> None:
+    """Run a checker against its conformance fixtures; exit 1 unless every fixture passes."""
+    from assay.sandbox._conform import conform
+
+    try:
+        results = conform(program, fixtures, command.split() if command else None)
+    except AssayError as exc:
+        _fail(str(exc))
+        raise typer.Exit(exit_code(exc)) from None
+    if as_json:
+        for r in results:
+            typer.echo(
+                json.dumps(
+                    {
+                        "fixture": r.name,
+                        "expected": r.expected,
+                        "got": r.got,
+                        "passed": r.passed,
+                        "detail": r.detail,
+                    }
+                )
+            )
+    else:
+        print_conformance(results)
+    if not all(r.passed for r in results):
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -11,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from assay.checks import Kind
+from assay.sandbox._conform import FixtureResult
 from assay.status import Report, Status
 
 _STYLE = {
@@ -111,3 +113,16 @@ def kinds_markdown(kinds: list[Kind]) -> str:
             lines.append(f"| `{name}` | `{type_}` | {default} | {meaning} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def print_conformance(results: Sequence[FixtureResult]) -> None:
+    table = Table(title="checker conformance")
+    for column in ("fixture", "expected", "got", "", "detail"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
+        table.add_row(r.name, r.expected, r.got, mark, r.detail)
+    console = Console()
+    console.print(table)
+    passed = sum(r.passed for r in results)
+    console.print(f"{passed}/{len(results)} fixtures reproduced")

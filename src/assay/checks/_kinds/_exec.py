@@ -1,0 +1,212 @@
+"""Kinds that run code in the sandbox: ``shell``, ``python`` and ``hidden_python``.
+
+The checked code sees the workspace read-only at /workspace (a snapshot), a private /tmp, no
+network and no host processes. It passes only if it ran to its last line (reported by the runner
+over a channel the code cannot write without the run's nonce), exited as expected, and printed
+what the spec asks for. A timeout is inconclusive; other limits are inconclusive unless the spec
+says they are part of the rules (``limits_are_rules``), when they refute.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Annotated, Literal, Self
+
+from pydantic import AfterValidator, Field, model_validator
+
+from assay._errors import SandboxUnavailable
+from assay.checks._context import CheckContext
+from assay.checks._kinds._common import shorten
+from assay.checks._patterns import PatternTimeout, search, validate_pattern
+from assay.checks._registry import kind
+from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspace
+from assay.checks._spec import NonBlank, Spec
+from assay.sandbox import Limits, Mount, RunResult, python_argv, python_paths
+from assay.status import Outcome
+
+WORKSPACE = "/workspace"
+
+
+class RunSpec(Spec):
+    timeout: float = Field(10.0, gt=0, le=600)
+    """Wall-clock seconds; the whole sandbox is killed when they run out (inconclusive)."""
+    memory_mb: int = Field(1024, gt=0)
+    """Address space per process, in MiB."""
+    output_kb: int = Field(256, gt=0)
+    """Output kept for the verdict and its detail; more is dropped (and said so)."""
+    limits_are_rules: bool = False
+    """True: hitting the memory, process or output limit refutes instead of being inconclusive."""
+
+    def limits(self) -> Limits:
+        return Limits(timeout=self.timeout, memory_mb=self.memory_mb, output_kb=self.output_kb)
+
+
+class CodeSpec(RunSpec):
+    code: NonBlank
+    """The check's code; it runs with the workspace as the working directory."""
+    expect_exit: int = 0
+    """Exit status required once the code has run to its end."""
+    value: NonBlank | None = None
+    """Text the output must contain."""
+    pattern: Annotated[str, AfterValidator(validate_pattern)] | None = None
+    """A regular expression the output must match (time-limited)."""
+
+    @model_validator(mode="after")
+    def _at_most_one(self) -> Self:
+        if self.value is not None and self.pattern is not None:
+            raise ValueError("give at most one of 'value' and 'pattern'")
+        return self
+
+
+class PythonSpec(CodeSpec):
+    @model_validator(mode="after")
+    def _runs_to_the_end(self) -> Self:
+        if self.expect_exit != 0:
+            raise ValueError(
+                "expect_exit: a python check passes by running to its end, which exits 0; "
+                "assert what you expect instead"
+            )
+        return self
+
+
+class HiddenSpec(RunSpec):
+    code: NonBlank | None = None
+    """The withheld check, inline in the task."""
+    file: NonBlank | None = None
+    """Or a file next to the task file holding it."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if (self.code is None) == (self.file is None):
+            raise ValueError("give exactly one of 'code' and 'file'")
+        return self
+
+
+Mode = Literal["shell", "python"]
+
+
+def _run(
+    ctx: CheckContext, mode: Mode, code: str, spec: RunSpec, filename: str
+) -> RunResult | Outcome:
+    try:
+        sandbox = sandbox_for(ctx)
+    except SandboxUnavailable as exc:
+        return Outcome.error(str(exc))
+    with tempfile.TemporaryDirectory(prefix="assay-run-") as scratch:
+        mounts: list[Mount] = []
+        cwd = "/tmp"
+        if ctx.workspace is not None:
+            staged = staged_workspace(ctx, Path(scratch))
+            if isinstance(staged, Outcome):
+                return staged
+            mounts.append(Mount(staged, WORKSPACE))
+            cwd = WORKSPACE
+        control = {
+            "mode": mode,
+            "code": code,
+            "nonce": secrets.token_hex(16),
+            "filename": filename,
+            "path": [cwd, *python_paths()],
+            "cwd": cwd,
+        }
+        try:
+            return sandbox.run(
+                python_argv(mode),
+                cwd=cwd,
+                mounts=mounts,
+                control=json.dumps(control).encode(),
+                limits=spec.limits(),
+            )
+        except SandboxUnavailable as exc:
+            return Outcome.error(str(exc))
+
+
+def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
+    """The outcome of a run; a hidden check's output never reaches the detail or evidence."""
+    if isinstance(result, Outcome):
+        return result
+    evidence = {
+        "isolation": result.isolation,
+        "exit_code": result.exit_code,
+        "elapsed": round(result.elapsed, 3),
+    }
+    tail = "" if hidden or not result.output else f"; output ends: «{shorten(result.tail, 300)}»"
+    if result.truncated and not hidden:
+        tail += (
+            f" (output truncated: {result.output_bytes} bytes written, {spec.output_kb} KiB kept)"
+        )
+    limited = limits_outcome(result, spec.limits(), spec.limits_are_rules, evidence)
+    if limited is not None:
+        return limited
+    if not result.started:
+        detail = "the sandbox failed to start the check" + (
+            "" if hidden else f": «{shorten(result.tail, 300)}»"
+        )
+        return Outcome.error(detail, evidence)
+    expect_exit = getattr(spec, "expect_exit", 0)
+    if not result.completed:
+        if result.signal:
+            ended = f"it was killed by signal {result.signal}"
+        elif result.exit_code == 0:
+            ended = "it exited with status 0 before its last line: an early exit is not a pass"
+        else:
+            ended = f"exit code {result.exit_code}"
+        return Outcome.refuted(f"check exited before completing ({ended}){tail}", evidence)
+    if result.exit_code != expect_exit:
+        return Outcome.refuted(
+            f"exit code {result.exit_code}, expected {expect_exit}{tail}", evidence
+        )
+    value, pattern = getattr(spec, "value", None), getattr(spec, "pattern", None)
+    if value is not None and value not in result.output:
+        return Outcome.refuted(f"the output does not contain {shorten(value)!r}{tail}", evidence)
+    if pattern is not None:
+        try:
+            found = search(pattern, result.output, 1.0)
+        except PatternTimeout as exc:
+            return Outcome.inconclusive(f"matching the output: {exc}", evidence)
+        if found is None:
+            return Outcome.refuted(f"the output has no match for {pattern!r}{tail}", evidence)
+    return Outcome.verified("the check ran to its end and passed", evidence)
+
+
+@kind("shell", CodeSpec)
+def shell(spec: CodeSpec, ctx: CheckContext) -> Outcome:
+    """``code`` runs under bash in the sandbox, to its end, exiting ``expect_exit``.
+
+    An ``exit`` before the last line (in the check, or in a script it sources) is refuted as
+    "exited before completing". Optional ``value`` / ``pattern`` must appear in the output.
+    """
+    return _judge(_run(ctx, "shell", spec.code, spec, "<shell check>"), spec, hidden=False)
+
+
+@kind("python", PythonSpec)
+def python(spec: PythonSpec, ctx: CheckContext) -> Outcome:
+    """``code`` runs in Python in the sandbox, with the workspace importable, to its last line.
+
+    Passing means every statement ran, so every assert held; ``sys.exit(0)``, ``os._exit(0)``
+    or a patched ``exit`` inside imported agent code ends the run early and is refuted.
+    """
+    return _judge(_run(ctx, "python", spec.code, spec, "<python check>"), spec, hidden=False)
+
+
+@kind("hidden_python", HiddenSpec)
+def hidden_python(spec: HiddenSpec, ctx: CheckContext) -> Outcome:
+    """A Python check withheld from the proposer runs like ``python``; its source never shows.
+
+    The source (inline ``code`` or a ``file`` next to the task) reaches the sandbox through a
+    pipe that is read and closed before any checked code runs: it is never on the sandbox's
+    disk. No output of a hidden check appears in its outcome, only whether it passed and why in
+    general terms.
+    """
+    code = spec.code
+    if code is None:
+        assert spec.file is not None
+        path = (ctx.base_dir or Path.cwd()) / spec.file
+        try:
+            code = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return Outcome.error(f"the hidden check file cannot be read: {type(exc).__name__}")
+    return _judge(_run(ctx, "python", code, spec, "<hidden check>"), spec, hidden=True)

@@ -1,0 +1,38 @@
+"""Resource limits for one sandboxed run; every limit has a default and can be set per check."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Limits(BaseModel):
+    """What one run may use. Hitting a limit is reported as such, never as a pass."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", strict=True, use_attribute_docstrings=True
+    )
+
+    timeout: float = Field(10.0, gt=0, le=3600)
+    """Wall-clock seconds before the whole sandbox (every process in it) is killed."""
+    cpu_seconds: int | None = Field(None, gt=0)
+    """CPU seconds per process (RLIMIT_CPU); defaults to the timeout rounded up, plus one."""
+    memory_mb: int = Field(1024, gt=0)
+    """Address space per process (RLIMIT_AS), in MiB."""
+    processes: int = Field(64, gt=0)
+    """Processes and threads the sandbox user may have at once (RLIMIT_NPROC)."""
+    file_mb: int = Field(64, gt=0)
+    """Largest file a process may write (RLIMIT_FSIZE), in MiB."""
+    open_files: int = Field(256, gt=0)
+    """Open file descriptors per process (RLIMIT_NOFILE)."""
+    output_kb: int = Field(256, gt=0)
+    """Output kept (stdout and stderr together); the rest is counted and dropped."""
+    scratch_mb: int = Field(64, gt=0)
+    """Size of the private writable /tmp (a tmpfs)."""
+
+    @property
+    def cpu(self) -> int:
+        return self.cpu_seconds or int(self.timeout) + 2
+
+
+FLOOD_FACTOR = 64
+"""Output beyond ``output_kb * FLOOD_FACTOR`` is a flood: the run is killed, the limit reported."""

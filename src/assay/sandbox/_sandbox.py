@@ -1,0 +1,420 @@
+"""``Sandbox.run``: one isolated process tree, its limits, and the facts of how it ended.
+
+The bubblewrap backend gives every run its own PID, network, IPC and UTS namespaces, a read-only
+system, a fresh /proc and /dev, a private size-capped /tmp, a cleared environment, an
+unprivileged uid (so RLIMIT_NPROC holds: it is not enforced for root) and a wall-clock kill of
+the whole tree (when the sandbox's first process dies, the kernel kills every process in its PID
+namespace, daemons included). The ``local`` backend (a subprocess with rlimits and a process-group
+kill) isolates nothing; it exists for trusted checks, is refused for untrusted code unless the
+caller allows it explicitly, and every result says ``isolation: "none"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from assay._errors import SandboxUnavailable
+from assay.sandbox._limits import FLOOD_FACTOR, Limits
+from assay.sandbox._result import Isolation, LimitName, RunResult
+
+RUNNER = Path(__file__).with_name("_runner.py")
+RUNNER_TARGET = "/.assay/runner.py"
+SANDBOX_UID = 65534
+"""The unprivileged uid (nobody) that sandboxed code runs as when assay runs as root."""
+
+_SYSTEM_DIRS = ("/usr",)
+_SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+_ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/mime.types",
+)
+_BASE_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+@dataclass(frozen=True)
+class Mount:
+    """A host path shown inside the sandbox at ``target``; read-only unless ``writable``."""
+
+    source: Path
+    target: str
+    writable: bool = False
+
+
+Backend = Literal["auto", "bwrap", "local"]
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+class Sandbox:
+    """Runs commands isolated; one instance can serve many runs (it holds no per-run state)."""
+
+    def __init__(self, backend: Backend = "auto", allow_unisolated: bool = False) -> None:
+        self._bwrap = bwrap_path() if backend in ("auto", "bwrap") else None
+        if backend == "bwrap" and self._bwrap is None:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not installed: run ./scripts/setup")
+        self.allow_unisolated = allow_unisolated
+        self.isolation: Isolation = "bwrap" if self._bwrap else "none"
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str = "/",
+        mounts: Sequence[Mount] = (),
+        env: Mapping[str, str] | None = None,
+        control: bytes | None = None,
+        limits: Limits | None = None,
+        untrusted: bool = True,
+    ) -> RunResult:
+        """Run ``argv`` and return how it ended; raises only when it cannot run at all.
+
+        ``control`` is written to a pipe whose read end number replaces ``{control}`` in
+        ``argv``; the write end of a second pipe replaces ``{done}``, and what arrives on it
+        decides ``completed`` (see the runner). Untrusted code on the local backend raises
+        SandboxUnavailable unless ``allow_unisolated`` was given.
+        """
+        limits = limits or Limits()
+        if self.isolation == "none" and untrusted and not self.allow_unisolated:
+            raise SandboxUnavailable(
+                "bubblewrap (bwrap) is not available and untrusted code never runs unisolated; "
+                "install it with ./scripts/setup, or allow unisolated runs explicitly"
+            )
+        control_read, control_write = os.pipe()
+        done_read, done_write = os.pipe()
+        nonce = _nonce(control)
+        argv = [
+            a.replace("{control}", str(control_read)).replace("{done}", str(done_write))
+            for a in argv
+        ]
+        full_env = {**_BASE_ENV, **(env or {})}
+        if self._bwrap:
+            command = self._bwrap_argv(argv, cwd, mounts, full_env, limits)
+            popen_env: dict[str, str] = {}
+            popen_cwd = "/"
+        else:
+            command = list(argv)
+            popen_env = full_env
+            popen_cwd = _local_cwd(cwd, mounts)
+        start = time.monotonic()
+        try:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                pass_fds=(control_read, done_write),
+                env=popen_env,
+                cwd=popen_cwd,
+                start_new_session=True,
+                preexec_fn=_limiter(limits),
+            )
+        except OSError as exc:
+            for fd in (control_read, control_write, done_read, done_write):
+                os.close(fd)
+            raise SandboxUnavailable(f"cannot start {command[0]}: {exc.strerror}") from None
+        os.close(control_read)
+        os.close(done_write)
+        writer = threading.Thread(
+            target=_write_all, args=(control_write, control or b""), daemon=True
+        )
+        writer.start()
+        output, total, truncated, limit = _collect(process, limits, start)
+        done = _read_done(done_read)
+        writer.join(timeout=1)
+        returncode = process.returncode
+        elapsed = time.monotonic() - start
+        exit_code = returncode if returncode is not None and returncode >= 0 else None
+        sig = -returncode if returncode is not None and returncode < 0 else None
+        events = _events(done, nonce)
+        if limit is None:
+            limit = _limit_from(sig, events, output, exit_code)
+        return RunResult(
+            exit_code=exit_code,
+            signal=sig,
+            output=output.decode("utf-8", errors="replace"),
+            output_bytes=total,
+            truncated=truncated,
+            elapsed=elapsed,
+            isolation=self.isolation,
+            limit=limit,
+            started="started" in {e.get("event") for e in events},
+            completed="completed" in {e.get("event") for e in events},
+        )
+
+    def _bwrap_argv(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        mounts: Sequence[Mount],
+        env: Mapping[str, str],
+        limits: Limits,
+    ) -> list[str]:
+        assert self._bwrap is not None
+        root = os.geteuid() == 0
+        args = [self._bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+        if not root:
+            args += ["--unshare-user"]
+        for key, value in env.items():
+            args += ["--setenv", key, value]
+        for path in _SYSTEM_DIRS:
+            args += ["--ro-bind", path, path]
+        for path in _SYSTEM_LINKS:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+        for path in _ETC_FILES:
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev", "/etc"}
+        for prefix in _python_prefixes():
+            args += [*_parents(prefix, made), "--ro-bind", prefix, prefix]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        args += [
+            "--size",
+            str(limits.scratch_mb * 1024 * 1024),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+        ]
+        args += [*_parents(RUNNER_TARGET, made), "--ro-bind", str(RUNNER), RUNNER_TARGET]
+        for mount in mounts:
+            args += _parents(mount.target, made)
+            args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
+            made.add(mount.target)
+        args += ["--chdir", cwd]
+        if root:
+            # Real root is not held to RLIMIT_NPROC: become an unprivileged uid for the checked code.
+            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
+            args += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={SANDBOX_UID}"]
+            args += [
+                f"--regid={SANDBOX_UID}",
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+            ]
+        else:
+            args += ["--"]
+        return args + list(argv)
+
+
+def python_argv(mode: str) -> list[str]:
+    """The argv that starts the runner with this interpreter (no site, isolated mode)."""
+    del mode
+    return [os.path.realpath(sys.executable), "-I", "-S", RUNNER_TARGET, "{control}", "{done}"]
+
+
+def python_paths() -> list[str]:
+    """The interpreter's own library paths plus this environment's site-packages."""
+    import sysconfig
+
+    paths = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    return list(dict.fromkeys(p for p in paths if p))
+
+
+def _python_prefixes() -> list[str]:
+    prefixes = [os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)]
+    return [p for p in dict.fromkeys(prefixes) if not p.startswith("/usr/") and p != "/usr"]
+
+
+def _parents(target: str, made: set[str]) -> list[str]:
+    """``--dir`` for each missing ancestor, world-traversable (bwrap would make them 0700)."""
+    args: list[str] = []
+    parts = Path(target).parts
+    for i in range(2, len(parts)):
+        folder = str(Path(*parts[:i]))
+        if folder not in made:
+            args += ["--perms", "0755", "--dir", folder]
+            made.add(folder)
+    return args
+
+
+def _local_cwd(cwd: str, mounts: Sequence[Mount]) -> str:
+    for mount in mounts:
+        if cwd == mount.target or cwd.startswith(mount.target.rstrip("/") + "/"):
+            return str(mount.source) + cwd[len(mount.target) :]
+    return cwd
+
+
+def _nonce(control: bytes | None) -> str | None:
+    if not control:
+        return None
+    try:
+        value = json.loads(control).get("nonce")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _limiter(limits: Limits) -> Callable[[], None]:
+    megabyte = 1024 * 1024
+    root = os.geteuid() == 0
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu, limits.cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * megabyte,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * megabyte,) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if root:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
+
+    return apply
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError:
+        pass  # the child exited without reading; its result says what happened
+    finally:
+        os.close(fd)
+
+
+def _collect(
+    process: subprocess.Popen[bytes], limits: Limits, start: float
+) -> tuple[bytes, int, bool, LimitName | None]:
+    """Read output until the process ends, keeping ``output_kb``; kill on timeout or flood."""
+    assert process.stdout is not None
+    keep = limits.output_kb * 1024
+    flood = keep * FLOOD_FACTOR
+    kept = bytearray()
+    total = 0
+    limit: LimitName | None = None
+    deadline = start + limits.timeout
+    selector = selectors.DefaultSelector()
+    selector.register(process.stdout, selectors.EVENT_READ)
+    fd = process.stdout.fileno()
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                limit = "time"
+                break
+            if not selector.select(timeout=min(remaining, 0.5)):
+                if process.poll() is not None and not _readable(fd):
+                    break
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            total += len(chunk)
+            if len(kept) < keep:
+                kept += chunk[: keep - len(kept)]
+            if total > flood:
+                limit = "output"
+                break
+    finally:
+        selector.close()
+    if limit is not None:
+        _kill(process)
+    try:
+        process.wait(timeout=max(0.1, deadline - time.monotonic()) if limit is None else 5)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        process.wait()
+        limit = "time"
+    process.stdout.close()
+    return bytes(kept), total, total > keep, limit
+
+
+def _readable(fd: int) -> bool:
+    import select
+
+    ready, _, _ = select.select([fd], [], [], 0)
+    return bool(ready)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _read_done(fd: int) -> bytes:
+    data = bytearray()
+    try:
+        while len(data) < 4096:
+            ready = _readable(fd)
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    return bytes(data)
+
+
+def _events(done: bytes, nonce: str | None) -> list[dict[str, object]]:
+    """Runner messages that carry this run's nonce; anything else on the channel is ignored."""
+    if nonce is None:
+        return []
+    events = []
+    for line in done.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("nonce") == nonce:
+            events.append(event)
+    return events
+
+
+_MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc")
+_PROCESS_SIGNS = ("Resource temporarily unavailable", "fork: retry", "can't start new thread")
+
+
+def _limit_from(
+    sig: int | None, events: list[dict[str, object]], output: bytes, exit_code: int | None
+) -> LimitName | None:
+    """Which limit a run hit, from its signal, the runner's report, or its last words."""
+    if sig == signal.SIGXCPU:
+        return "cpu"
+    if sig == signal.SIGXFSZ:
+        return "file_size"
+    for event in events:
+        if event.get("event") == "limit" and event.get("limit") in ("memory", "processes"):
+            return "memory" if event["limit"] == "memory" else "processes"
+    if exit_code == 0:
+        return None
+    tail = output[-2000:].decode("utf-8", errors="replace")
+    if any(sign in tail for sign in _MEMORY_SIGNS):
+        return "memory"
+    if any(sign in tail for sign in _PROCESS_SIGNS):
+        return "processes"
+    return None
