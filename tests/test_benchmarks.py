@@ -18,3 +18,13 @@ def test_answers_benchmark_runs_with_zero_false_accepts(capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     assert "assay false accepts 0" in out
     assert "ratio" in out
+
+
+@pytest.mark.slow
+def test_sandbox_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import sandbox
+
+    assert sandbox.main(["--runs", "3", "--checks", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "overhead" in out
+    assert "python checks/s" in out

@@ -7,6 +7,7 @@ import sys
 
 import assay
 import assay.checks
+import assay.sandbox
 import assay.status
 
 
@@ -23,6 +24,7 @@ def test_top_level_exports_are_pinned() -> None:
         "Outcome",
         "Receipt",
         "Report",
+        "SandboxUnavailable",
         "Status",
         "Task",
         "__version__",
@@ -39,7 +41,7 @@ def test_top_level_exports_are_pinned() -> None:
 
 
 def test_every_all_is_sorted_and_resolvable() -> None:
-    for module in (assay, assay.checks, assay.status):
+    for module in (assay, assay.checks, assay.sandbox, assay.status):
         assert module.__all__ == sorted(module.__all__), module.__name__
         for name in module.__all__:
             assert hasattr(module, name), f"{module.__name__}.{name}"

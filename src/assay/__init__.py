@@ -5,7 +5,7 @@ command or a unit check needs it.
 """
 
 from assay._config import Config
-from assay._errors import AssayError, InvalidInput, InvalidSpec
+from assay._errors import AssayError, InvalidInput, InvalidSpec, SandboxUnavailable
 from assay.checks import (
     AnswerKeyScore,
     Check,
@@ -37,6 +37,7 @@ __all__ = [
     "Outcome",
     "Receipt",
     "Report",
+    "SandboxUnavailable",
     "Status",
     "Task",
     "__version__",

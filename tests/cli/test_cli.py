@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,57 @@ def test_usage_errors_exit_2() -> None:
     result = assay("check")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+def test_checker_conform_reproduces_every_fixture() -> None:
+    result = assay(
+        "checker",
+        "conform",
+        "examples/checkers/sat/check.py",
+        "examples/checkers/sat/fixtures",
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 6
+    assert all(r["passed"] for r in rows)
+
+
+def test_checker_conform_fails_a_wrong_checker(tmp_path: Path) -> None:
+    wrong = tmp_path / "always_yes.py"
+    wrong.write_text(
+        "import json\nopen('/output/result.json', 'w').write(json.dumps({'result': 'verified'}))\n"
+    )
+    result = assay("checker", "conform", str(wrong), "examples/checkers/sat/fixtures")
+    assert result.returncode == 1
+    assert "1/6 fixtures reproduced" in result.stdout
+
+
+def test_checker_conform_bad_fixtures_dir(tmp_path: Path) -> None:
+    result = assay("checker", "conform", "examples/checkers/sat/check.py", str(tmp_path))
+    assert result.returncode == 2
+    assert "no fixture folders found" in result.stderr
+
+
+def test_check_refuses_unisolated_runs_unless_allowed(tmp_path: Path) -> None:
+    task = tmp_path / "t.json"
+    task.write_text(json.dumps({"checks": [{"kind": "shell", "code": "echo hi", "value": "hi"}]}))
+    assert (
+        json.loads(assay("check", str(task)).stdout)["outcomes"][0]["evidence"]["isolation"]
+        == "bwrap"
+    )
+    no_bwrap = {**os.environ, "PATH": str(tmp_path)}  # bwrap cannot be found
+    refused = subprocess.run(
+        [*ASSAY, "check", str(task)], capture_output=True, text=True, env=no_bwrap, cwd=ROOT
+    )
+    outcome = json.loads(refused.stdout)["outcomes"][0]
+    assert (outcome["status"], "never runs unisolated" in outcome["detail"]) == ("error", True)
+    allowed = subprocess.run(
+        [*ASSAY, "check", "--allow-unisolated", str(task)],
+        capture_output=True,
+        text=True,
+        env=no_bwrap,
+        cwd=ROOT,
+    )
+    outcome = json.loads(allowed.stdout)["outcomes"][0]
+    assert (outcome["status"], outcome["evidence"]["isolation"]) == ("verified", "none")

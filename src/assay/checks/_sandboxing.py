@@ -40,6 +40,7 @@ _LIMIT_WORDS = {
     "processes": "the process limit ({processes})",
     "output": "the output limit (a flood past {output_kb} KiB x 64)",
     "file_size": "the file-size limit ({file_mb} MiB)",
+    "scratch": "the size of its scratch space ({scratch_mb} MiB)",
 }
 
 

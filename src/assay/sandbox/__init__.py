@@ -16,11 +16,10 @@ from assay.sandbox._protocol import (
     stage_input,
 )
 from assay.sandbox._result import Isolation, LimitName, RunResult
-from assay.sandbox._sandbox import Mount, Sandbox, bwrap_path, python_argv, python_paths
+from assay.sandbox._sandbox import Mount, Sandbox, bwrap_path, python_paths, runner_control
 from assay.sandbox._staging import StagingTooLarge, make_readable, snapshot
 
 __all__ = [
-    "SCHEMAS",
     "CheckerReport",
     "CheckerRun",
     "InputTooLarge",
@@ -29,16 +28,17 @@ __all__ = [
     "Limits",
     "Mount",
     "RunResult",
+    "SCHEMAS",
     "Sandbox",
     "SandboxUnavailable",
     "StagingTooLarge",
     "bwrap_path",
     "default_command",
     "make_readable",
-    "python_argv",
     "python_paths",
     "read_output",
     "run_checker",
+    "runner_control",
     "snapshot",
     "stage_input",
 ]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay._errors import SandboxUnavailable
 from assay.sandbox._limits import Limits
 from assay.sandbox._result import RunResult
 from assay.sandbox._sandbox import SANDBOX_UID, Mount, Sandbox
@@ -247,6 +248,10 @@ def run_checker(
     Raises InputTooLarge when the inputs exceed ``max_bytes``, SandboxUnavailable when it
     cannot run at all.
     """
+    if sandbox.isolation != "bwrap":
+        raise SandboxUnavailable(
+            "external checkers need bubblewrap: the protocol's /input and /output are mount points"
+        )
     if command is None:
         if checker is None:
             raise ValueError("a command or a checker is required")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Isolation = Literal["bwrap", "none"]
-LimitName = Literal["time", "cpu", "memory", "processes", "output", "file_size"]
+LimitName = Literal["time", "cpu", "memory", "processes", "output", "file_size", "scratch"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class RunResult:
     """The runner reported (with the run's nonce) that it began the checked code."""
     completed: bool = False
     """The runner reported, over its private channel and with its nonce, that the code ran to the end."""
+    tampered: bool = False
+    """The runner found ``sys.exit``, ``builtins.exit`` or another guarded function replaced."""
 
     @property
     def tail(self) -> str:

@@ -11,11 +11,16 @@ interpreter (frames, the garbage collector) could find the nonce. The sandbox bo
 channel, is what contains such code.
 """
 
-import contextlib
+import builtins
 import errno
-import json
+import marshal
 import os
 import sys
+
+TYPE_CHECKING = False  # not typing's: the runner imports nothing it can avoid
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def _read_all(fd: int) -> bytes:
@@ -31,36 +36,45 @@ def _read_all(fd: int) -> bytes:
 
 def main() -> None:
     control_fd, done_fd = int(sys.argv[1]), int(sys.argv[2])
-    spec = json.loads(_read_all(control_fd))
+    spec = marshal.loads(_read_all(control_fd))  # written by the verifier, never by checked code
     nonce = spec.pop("nonce")
-    completed = json.dumps({"nonce": nonce, "event": "completed"}).encode() + b"\n"
-    started = json.dumps({"nonce": nonce, "event": "started"}).encode() + b"\n"
+
+    completed, started = _message(nonce, "completed"), _message(nonce, "started")
     if spec["mode"] == "shell":
         os.chdir(spec["cwd"])
         os.write(done_fd, started)
         script = (
             spec["code"]
             + "\n__assay_status=$?\n"
-            + f"printf '%s' '{completed.decode().strip()}' >&{done_fd}\n"
+            + f"printf '%s\\n' '{completed.decode().strip()}' >&{done_fd}\n"
             + "exit $__assay_status\n"
         )
         os.execv("/bin/bash", ["bash", "-c", script])
-    limit_memory = (
-        json.dumps({"nonce": nonce, "event": "limit", "limit": "memory"}).encode() + b"\n"
-    )
-    limit_procs = (
-        json.dumps({"nonce": nonce, "event": "limit", "limit": "processes"}).encode() + b"\n"
-    )
+    # Every message is built before checked code runs, which may replace anything afterwards.
+    limit_memory = _message(nonce, "limit", "memory")
+    os_limits = {
+        errno.EAGAIN: _message(nonce, "limit", "processes"),
+        errno.EFBIG: _message(nonce, "limit", "file_size"),
+        errno.ENOSPC: _message(nonce, "limit", "scratch"),
+    }
+    tampered, runner_error = _message(nonce, "tampered"), _message(nonce, "runner_error")
     del nonce, spec["mode"]
-    write, exit_now = os.write, os._exit
+    write, exit_now, guards = os.write, os._exit, _guards(sys, os, builtins)
+    guarded = guards()
     os.set_inheritable(done_fd, False)
     os.chdir(spec["cwd"])
     sys.path[:0] = spec["path"]
     write(done_fd, started)
     sys.argv = [spec["filename"]]
-    namespace = {"__name__": "__main__", "__file__": spec["filename"], "__builtins__": __builtins__}
+    # The check's own builtins are a private copy: imported code patching builtins.exit (so that
+    # a failing check's exit(1) does nothing) does not reach the check's namespace.
+    namespace = {
+        "__name__": "__main__",
+        "__file__": spec["filename"],
+        "__builtins__": dict(vars(builtins)),
+    }
     try:
-        code = compile(spec.pop("code"), spec["filename"], "exec")
+        code = compile(spec.pop("code"), spec["filename"], "exec", optimize=0)
         exec(code, namespace)
     except SystemExit as exc:
         _flush()
@@ -70,22 +84,56 @@ def main() -> None:
         write(done_fd, limit_memory)
         exit_now(1)
     except OSError as exc:
-        if exc.errno == errno.EAGAIN:
-            write(done_fd, limit_procs)
+        if exc.errno in os_limits:
+            write(done_fd, os_limits[exc.errno])
         _print_traceback()
         exit_now(1)
     except BaseException:
         _print_traceback()
         exit_now(1)
-    _flush()
-    write(done_fd, completed)
+    try:
+        _flush()
+        if guards() != guarded:
+            write(done_fd, tampered)
+            exit_now(1)
+        write(done_fd, completed)
+    except BaseException:
+        write(done_fd, runner_error)
+        exit_now(70)
     exit_now(0)
+
+
+def _message(nonce: str, *words: str) -> bytes:
+    return " ".join((nonce, *words)).encode() + b"\n"
+
+
+def _guards(
+    sys_module: "Any", os_module: "Any", builtins_module: "Any"
+) -> "Callable[[], list[object]]":
+    """Functions a check relies on to fail; replacing one is tampering, never a pass."""
+
+    def read() -> list[object]:
+        return [
+            sys_module.exit,
+            os_module._exit,
+            os_module.abort,
+            os_module.kill,
+            getattr(builtins_module, "exit", None),
+            getattr(builtins_module, "quit", None),
+            builtins_module.__import__,
+            builtins_module.AssertionError,
+            getattr(sys_module, "excepthook", None),
+        ]
+
+    return read
 
 
 def _flush() -> None:
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
+        try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
             stream.flush()
+        except Exception:
+            pass
 
 
 def _print_traceback() -> None:

@@ -12,9 +12,9 @@ caller allows it explicitly, and every result says ``isolation: "none"``.
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import os
-import resource
+import secrets
 import selectors
 import shutil
 import signal
@@ -22,8 +22,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -33,6 +34,7 @@ from assay.sandbox._result import Isolation, LimitName, RunResult
 
 RUNNER = Path(__file__).with_name("_runner.py")
 RUNNER_TARGET = "/.assay/runner.py"
+PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"
 SANDBOX_UID = 65534
 """The unprivileged uid (nobody) that sandboxed code runs as when assay runs as root."""
 
@@ -92,14 +94,16 @@ class Sandbox:
         mounts: Sequence[Mount] = (),
         env: Mapping[str, str] | None = None,
         control: bytes | None = None,
+        nonce: str | None = None,
         limits: Limits | None = None,
         untrusted: bool = True,
     ) -> RunResult:
         """Run ``argv`` and return how it ended; raises only when it cannot run at all.
 
         ``control`` is written to a pipe whose read end number replaces ``{control}`` in
-        ``argv``; the write end of a second pipe replaces ``{done}``, and what arrives on it
-        decides ``completed`` (see the runner). Untrusted code on the local backend raises
+        ``argv``; the write end of a second pipe replaces ``{done}``. Lines arriving on it that
+        start with ``nonce`` decide ``started``, ``completed`` and reported limits (see the
+        runner and ``runner_control``). Untrusted code on the local backend raises
         SandboxUnavailable unless ``allow_unisolated`` was given.
         """
         limits = limits or Limits()
@@ -110,18 +114,17 @@ class Sandbox:
             )
         control_read, control_write = os.pipe()
         done_read, done_write = os.pipe()
-        nonce = _nonce(control)
         argv = [
             a.replace("{control}", str(control_read)).replace("{done}", str(done_write))
             for a in argv
         ]
         full_env = {**_BASE_ENV, **(env or {})}
         if self._bwrap:
-            command = self._bwrap_argv(argv, cwd, mounts, full_env, limits)
+            command = self._bwrap_argv([*_prlimit(limits), *argv], cwd, mounts, full_env, limits)
             popen_env: dict[str, str] = {}
             popen_cwd = "/"
         else:
-            command = list(argv)
+            command = [*_prlimit(limits), *argv]
             popen_env = full_env
             popen_cwd = _local_cwd(cwd, mounts)
         start = time.monotonic()
@@ -135,7 +138,6 @@ class Sandbox:
                 env=popen_env,
                 cwd=popen_cwd,
                 start_new_session=True,
-                preexec_fn=_limiter(limits),
             )
         except OSError as exc:
             for fd in (control_read, control_write, done_read, done_write):
@@ -166,9 +168,19 @@ class Sandbox:
             elapsed=elapsed,
             isolation=self.isolation,
             limit=limit,
-            started="started" in {e.get("event") for e in events},
-            completed="completed" in {e.get("event") for e in events},
+            started=["started"] in events,
+            completed=["completed"] in events,
+            tampered=["tampered"] in events,
         )
+
+    def python_argv(self) -> list[str]:
+        """The argv that starts the runner with this interpreter (no site, isolated mode)."""
+        runner = RUNNER_TARGET if self._bwrap else str(RUNNER)
+        return [os.path.realpath(sys.executable), "-I", "-S", runner, "{control}", "{done}"]
+
+    def inside_path(self, target: str, mounts: Sequence[Mount]) -> str:
+        """Where code run by this sandbox finds ``target``: itself with bwrap, the source without."""
+        return target if self._bwrap else _local_cwd(target, mounts)
 
     def _bwrap_argv(
         self,
@@ -229,18 +241,32 @@ class Sandbox:
         return args + list(argv)
 
 
-def python_argv(mode: str) -> list[str]:
-    """The argv that starts the runner with this interpreter (no site, isolated mode)."""
-    del mode
-    return [os.path.realpath(sys.executable), "-I", "-S", RUNNER_TARGET, "{control}", "{done}"]
-
-
-def python_paths() -> list[str]:
-    """The interpreter's own library paths plus this environment's site-packages."""
+@lru_cache(maxsize=1)
+def python_paths() -> tuple[str, ...]:
+    """This environment's site-packages, which the runner (started with -S) adds to sys.path."""
     import sysconfig
 
     paths = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
-    return list(dict.fromkeys(p for p in paths if p))
+    return tuple(dict.fromkeys(p for p in paths if p))
+
+
+def runner_control(
+    mode: Literal["python", "shell"], code: str, filename: str, cwd: str, path: Sequence[str] = ()
+) -> tuple[bytes, str]:
+    """The runner's control message and the run's nonce, for ``Sandbox.run(control=, nonce=)``.
+
+    marshal, not json: the runner starts in a few milliseconds only if it imports nothing.
+    """
+    nonce = secrets.token_hex(16)
+    message = {
+        "mode": mode,
+        "code": code,
+        "nonce": nonce,
+        "filename": filename,
+        "cwd": cwd,
+        "path": [*path, *python_paths()],
+    }
+    return marshal.dumps(message), nonce
 
 
 def _python_prefixes() -> list[str]:
@@ -267,30 +293,21 @@ def _local_cwd(cwd: str, mounts: Sequence[Mount]) -> str:
     return cwd
 
 
-def _nonce(control: bytes | None) -> str | None:
-    if not control:
-        return None
-    try:
-        value = json.loads(control).get("nonce")
-    except (ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) else None
-
-
-def _limiter(limits: Limits) -> Callable[[], None]:
+def _prlimit(limits: Limits) -> list[str]:
+    """``prlimit`` with every limit, prefixed to the command: rlimits set without a preexec_fn,
+    which would force a slow fork of this (large) process on every run."""
     megabyte = 1024 * 1024
-    root = os.geteuid() == 0
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu, limits.cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * megabyte,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * megabyte,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if root:
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes,) * 2)
-
-    return apply
+    args = [
+        PRLIMIT,
+        f"--cpu={limits.cpu}:{limits.cpu + 1}",
+        f"--as={limits.memory_mb * megabyte}",
+        f"--fsize={limits.file_mb * megabyte}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+    ]
+    if os.geteuid() == 0:
+        args.append(f"--nproc={limits.processes}")  # enforced once setpriv drops to the sandbox uid
+    return [*args, "--"]
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -380,36 +397,35 @@ def _read_done(fd: int) -> bytes:
     return bytes(data)
 
 
-def _events(done: bytes, nonce: str | None) -> list[dict[str, object]]:
+def _events(done: bytes, nonce: str | None) -> list[list[str]]:
     """Runner messages that carry this run's nonce; anything else on the channel is ignored."""
-    if nonce is None:
+    if not nonce:
         return []
     events = []
-    for line in done.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(event, dict) and event.get("nonce") == nonce:
-            events.append(event)
+    for line in done.decode("ascii", errors="replace").splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == nonce:
+            events.append(words[1:])
     return events
 
 
+_REPORTABLE: tuple[LimitName, ...] = ("memory", "processes", "file_size", "scratch")
 _MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc")
 _PROCESS_SIGNS = ("Resource temporarily unavailable", "fork: retry", "can't start new thread")
 
 
 def _limit_from(
-    sig: int | None, events: list[dict[str, object]], output: bytes, exit_code: int | None
+    sig: int | None, events: list[list[str]], output: bytes, exit_code: int | None
 ) -> LimitName | None:
     """Which limit a run hit, from its signal, the runner's report, or its last words."""
     if sig == signal.SIGXCPU:
         return "cpu"
     if sig == signal.SIGXFSZ:
         return "file_size"
-    for event in events:
-        if event.get("event") == "limit" and event.get("limit") in ("memory", "processes"):
-            return "memory" if event["limit"] == "memory" else "processes"
+    reported = {e[1] for e in events if len(e) == 2 and e[0] == "limit"}
+    for name in _REPORTABLE:
+        if name in reported:
+            return name
     if exit_code == 0:
         return None
     tail = output[-2000:].decode("utf-8", errors="replace")
@@ -417,4 +433,8 @@ def _limit_from(
         return "memory"
     if any(sign in tail for sign in _PROCESS_SIGNS):
         return "processes"
+    if "File too large" in tail:
+        return "file_size"
+    if "No space left on device" in tail:
+        return "scratch"
     return None

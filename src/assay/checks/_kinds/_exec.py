@@ -9,8 +9,6 @@ says they are part of the rules (``limits_are_rules``), when they refute.
 
 from __future__ import annotations
 
-import json
-import secrets
 import tempfile
 from pathlib import Path
 from typing import Annotated, Literal, Self
@@ -24,7 +22,7 @@ from assay.checks._patterns import PatternTimeout, search, validate_pattern
 from assay.checks._registry import kind
 from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspace
 from assay.checks._spec import NonBlank, Spec
-from assay.sandbox import Limits, Mount, RunResult, python_argv, python_paths
+from assay.sandbox import Limits, Mount, RunResult, runner_control
 from assay.status import Outcome
 
 WORKSPACE = "/workspace"
@@ -97,27 +95,21 @@ def _run(
         return Outcome.error(str(exc))
     with tempfile.TemporaryDirectory(prefix="assay-run-") as scratch:
         mounts: list[Mount] = []
-        cwd = "/tmp"
+        cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
         if ctx.workspace is not None:
             staged = staged_workspace(ctx, Path(scratch))
             if isinstance(staged, Outcome):
                 return staged
             mounts.append(Mount(staged, WORKSPACE))
-            cwd = WORKSPACE
-        control = {
-            "mode": mode,
-            "code": code,
-            "nonce": secrets.token_hex(16),
-            "filename": filename,
-            "path": [cwd, *python_paths()],
-            "cwd": cwd,
-        }
+            cwd = sandbox.inside_path(WORKSPACE, mounts)
+        control, nonce = runner_control(mode, code, filename, cwd, path=[cwd])
         try:
             return sandbox.run(
-                python_argv(mode),
+                sandbox.python_argv(),
                 cwd=cwd,
                 mounts=mounts,
-                control=json.dumps(control).encode(),
+                control=control,
+                nonce=nonce,
                 limits=spec.limits(),
             )
         except SandboxUnavailable as exc:
@@ -147,6 +139,12 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
         )
         return Outcome.error(detail, evidence)
     expect_exit = getattr(spec, "expect_exit", 0)
+    if result.tampered:
+        return Outcome.refuted(
+            "the checked code replaced sys.exit, builtins.exit or another function a check "
+            "relies on to fail: refused",
+            evidence,
+        )
     if not result.completed:
         if result.signal:
             ended = f"it was killed by signal {result.signal}"

@@ -1,0 +1,95 @@
+"""Sandbox cost: a bare interpreter spawn, the same through bubblewrap, and a whole python check.
+
+    .venv/bin/python benchmarks/sandbox.py            # 60 runs of each, then throughput
+    .venv/bin/python benchmarks/sandbox.py --runs 20
+
+Prints per-run medians, the sandbox's overhead over a bare spawn (target: at most 25 ms), and
+python checks per second with one worker per core (target: at least 50/s on 2 cores). The runs of
+each kind are interleaved so that machine noise hits them alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from assay import CheckContext, Status, build_check
+from assay.sandbox import Sandbox
+
+PYTHON = os.path.realpath(sys.executable)
+CHECK = {"kind": "python", "code": "from solution import add\nassert add(2, 3) == 5"}
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--checks", type=int, default=200, help="checks in the throughput run")
+    args = parser.parse_args(argv)
+
+    sandbox = Sandbox(backend="bwrap")
+    with tempfile.TemporaryDirectory() as folder:
+        workspace = Path(folder)
+        (workspace / "solution.py").write_text("def add(a, b):\n    return a + b\n")
+        check = build_check(CHECK)
+        context = CheckContext(workspace=workspace, sandbox=sandbox)
+
+        def bare() -> object:
+            return subprocess.run([PYTHON, "-I", "-S", "-c", "pass"], check=True)
+
+        def isolated() -> object:
+            result = sandbox.run([PYTHON, "-I", "-S", "-c", "pass"], untrusted=True)
+            assert result.exit_code == 0, result.output
+            return result
+
+        def whole_check() -> object:
+            outcome = check.run(context)
+            assert outcome.status is Status.VERIFIED, outcome.detail
+            return outcome
+
+        timings: dict[str, list[float]] = {"bare": [], "sandboxed": [], "check": []}
+        for fn in (bare, isolated, whole_check):
+            fn()  # warm the page cache
+        for _ in range(args.runs):
+            timings["bare"].append(_timed(bare))
+            timings["sandboxed"].append(_timed(isolated))
+            timings["check"].append(_timed(whole_check))
+        medians = {name: statistics.median(values) * 1000 for name, values in timings.items()}
+
+        workers = os.cpu_count() or 1
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            outcomes = list(pool.map(lambda _: check.run(context), range(args.checks)))
+        elapsed = time.perf_counter() - start
+        assert all(o.status is Status.VERIFIED for o in outcomes)
+
+    overhead = medians["sandboxed"] - medians["bare"]
+    print(f"bare python spawn          {medians['bare']:7.1f} ms (median of {args.runs})")
+    print(
+        f"same spawn through bwrap   {medians['sandboxed']:7.1f} ms   overhead {overhead:+.1f} ms "
+        f"({medians['sandboxed'] / medians['bare']:.2f}x the bare spawn; target <= 25 ms)"
+    )
+    print(
+        f"python check end to end    {medians['check']:7.1f} ms   (stage workspace, sandbox, runner, verdict)"
+    )
+    print(
+        f"throughput, {workers} workers        {args.checks / elapsed:7.1f} python checks/s (target >= 50/s on 2 cores)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
