@@ -106,6 +106,12 @@ ESCAPES: dict[str, str] = {
         def answer():
             return 0
     """,
+    "delete_sys_exit": """
+        import sys
+        del sys.exit
+        def answer():
+            return 0
+    """,
     "replace_builtins_exit": """
         import builtins, sys
         builtins.exit = builtins.quit = sys.exit = lambda *args: None

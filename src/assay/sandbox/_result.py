@@ -29,6 +29,8 @@ class RunResult:
     """The runner reported (with the run's nonce) that it began the checked code."""
     completed: bool = False
     """The runner reported, over its private channel and with its nonce, that the code ran to the end."""
+    runner_failed: bool = False
+    """The runner itself failed after the checked code ran (assay's machinery, not the work)."""
     tampered: bool = False
     """The runner found ``sys.exit``, ``builtins.exit`` or another guarded function replaced."""
 

@@ -113,15 +113,16 @@ def _guards(
     """Functions a check relies on to fail; replacing one is tampering, never a pass."""
 
     def read() -> list[object]:
+        # getattr with a default: deleting sys.exit is tampering too, not a crash of the runner.
         return [
-            sys_module.exit,
-            os_module._exit,
-            os_module.abort,
-            os_module.kill,
+            getattr(sys_module, "exit", None),
+            getattr(os_module, "_exit", None),
+            getattr(os_module, "abort", None),
+            getattr(os_module, "kill", None),
             getattr(builtins_module, "exit", None),
             getattr(builtins_module, "quit", None),
-            builtins_module.__import__,
-            builtins_module.AssertionError,
+            getattr(builtins_module, "__import__", None),
+            getattr(builtins_module, "AssertionError", None),
             getattr(sys_module, "excepthook", None),
         ]
 

@@ -171,6 +171,7 @@ class Sandbox:
             started=["started"] in events,
             completed=["completed"] in events,
             tampered=["tampered"] in events,
+            runner_failed=["runner_error"] in events,
         )
 
     def python_argv(self) -> list[str]:

@@ -152,3 +152,30 @@ def test_untrusted_kinds_refuse_to_run_unisolated(ws: Path) -> None:
 def test_specs(spec: dict[str, Any], message: str) -> None:
     with pytest.raises(InvalidSpec, match=message):
         build_check(spec)
+
+
+def test_a_runner_failure_is_an_error_not_a_finding() -> None:
+    from assay.checks._kinds._exec import CodeSpec, _judge
+    from assay.sandbox import RunResult
+
+    failed = RunResult(0, None, "", 0, False, 0.1, "bwrap", started=True, runner_failed=True)
+    outcome = _judge(failed, CodeSpec(code="pass"), hidden=False)
+    assert outcome.status is E
+    never_started = RunResult(1, None, "bwrap: cannot mount", 20, False, 0.1, "bwrap")
+    assert _judge(never_started, CodeSpec(code="pass"), hidden=False).status is E
+
+
+def test_tampering_is_refuted(sandbox: Sandbox, ws: Path) -> None:
+    (ws / "solution.py").write_text(
+        "import sys\nsys.exit = lambda *a: None\ndef add(a, b):\n    return 0\n"
+    )
+    outcome = run(
+        sandbox,
+        ws,
+        {
+            "kind": "python",
+            "code": "import sys\nfrom solution import add\nif add(1, 1) != 2:\n    sys.exit(1)",
+        },
+    )
+    assert outcome.status is R
+    assert "replaced sys.exit" in outcome.detail

@@ -133,6 +133,8 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
     limited = limits_outcome(result, spec.limits(), spec.limits_are_rules, evidence)
     if limited is not None:
         return limited
+    if result.runner_failed:
+        return Outcome.error("assay's runner failed after the check ran; no conclusion", evidence)
     if not result.started:
         detail = "the sandbox failed to start the check" + (
             "" if hidden else f": «{shorten(result.tail, 300)}»"
