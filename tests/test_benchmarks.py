@@ -28,3 +28,13 @@ def test_sandbox_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "overhead" in out
     assert "python checks/s" in out
+
+
+@pytest.mark.slow
+def test_proofs_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import proofs
+
+    assert proofs.main(["--builtin", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "harness share" in out
+    assert "cached verdict" in out

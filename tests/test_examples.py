@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,13 @@ HACKS = sorted((EXAMPLES / "hacks").glob("*.json"))
 
 @pytest.mark.parametrize("path", PASSING, ids=lambda p: p.stem)
 def test_examples_are_verified(path: Path) -> None:
+    if path.stem == "lean" and shutil.which("lake") is None:
+        report = check_task(path)
+        assert report.status is Status.INCONCLUSIVE
+        assert "lake is not installed" in report.outcomes[0].detail
+        pytest.skip(
+            "Lean cannot be installed on these machines: the lean example is inconclusive here"
+        )
     report = check_task(path)
     assert report.status is Status.VERIFIED, [o.detail for o in report.outcomes]
 

@@ -24,6 +24,8 @@ class Config(BaseModel):
     """Largest workspace file a check reads; a larger one is inconclusive, not truncated."""
     max_staged_mb: int = Field(256, gt=0)
     """Largest workspace or input tree copied into a sandbox; more is inconclusive."""
+    judgment_cache: str | None = None
+    """Folder of cached proof verdicts; None: ~/.cache/assay/judgments; "off": no cache."""
     allow_unisolated: bool = False
     """Let untrusted code run without bubblewrap (every outcome then says isolation: none)."""
 

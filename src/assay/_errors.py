@@ -5,7 +5,8 @@
     AssayError                  anything assay raises on purpose
     ├── InvalidInput            the caller's input is wrong: a task file, a key file, an argument
     │   └── InvalidSpec         a check spec its kind refuses (missing, empty or unknown field)
-    └── SandboxUnavailable      isolation cannot be had (no bwrap), or a command cannot start
+    ├── SandboxUnavailable      isolation cannot be had (no bwrap), or a command cannot start
+    └── ToolchainMissing        a proof checker (agda, coqc, lake) is not installed here
 
 The rule that keeps errors and outcomes apart: a problem with the *work being checked* is an
 `Outcome` (usually ``refuted``); a problem with the *caller's input or assay's machinery* is
@@ -41,7 +42,16 @@ class SandboxUnavailable(AssayError):
     """Untrusted code cannot run here as asked: never silently downgraded to no isolation."""
 
 
-EXIT_CODES: dict[type[AssayError], int] = {InvalidInput: 2, SandboxUnavailable: 3, AssayError: 1}
+class ToolchainMissing(AssayError):
+    """A proof toolchain is not installed; kinds report inconclusive, commands exit 3."""
+
+
+EXIT_CODES: dict[type[AssayError], int] = {
+    InvalidInput: 2,
+    SandboxUnavailable: 3,
+    ToolchainMissing: 3,
+    AssayError: 1,
+}
 """Exit code per error class, most specific first; the CLI and the API read this one table."""
 
 

@@ -195,3 +195,25 @@ def test_check_refuses_unisolated_runs_unless_allowed(tmp_path: Path) -> None:
     )
     outcome = json.loads(allowed.stdout)["outcomes"][0]
     assert (outcome["status"], outcome["evidence"]["isolation"]) == ("verified", "none")
+
+
+def test_hole_fill_and_goal(tmp_path: Path) -> None:
+    obligation = tmp_path / "Sym.agda"
+    obligation.write_text(
+        "module Sym where\n\nopen import Agda.Builtin.Equality\n\n"
+        "sym' : {A : Set} {x y : A} → x ≡ y → y ≡ x\nsym' refl = {! !}\n"
+    )
+    filled = assay("hole", "fill", str(obligation), "6", "13", "refl", "--no-stdlib")
+    assert filled.returncode == 0, filled.stderr
+    result = json.loads(filled.stdout)
+    assert (result["status"], result["remainingHoles"], result["checkedFromSource"]) == (
+        "solved",
+        0,
+        True,
+    )
+    assert result["verdict"]["exitCode"] == 0 and "agda" in result["verdict"]["command"]
+    goal = json.loads(assay("hole", "goal", str(obligation), "6", "13", "--no-stdlib").stdout)
+    assert goal["goal"] == "x ≡ x" and "status" not in goal
+    missing = assay("hole", "fill", str(obligation), "2", "1", "refl", "--no-stdlib")
+    assert missing.returncode == 2
+    assert "no hole" in missing.stderr and "Traceback" not in missing.stderr

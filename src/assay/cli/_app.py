@@ -200,6 +200,71 @@ def checker_conform(
         raise typer.Exit(1)
 
 
+hole_app = typer.Typer(
+    help="Agda holes: fill one with a candidate (a judgment), or ask about it (no verdict)."
+)
+app.add_typer(hole_app, name="hole")
+
+
+@hole_app.command("fill")
+def hole_fill(
+    file: Annotated[Path, typer.Argument(help="The Agda file with the hole (never modified).")],
+    line: Annotated[int, typer.Argument(help="1-based line of the hole's opening brace.")],
+    column: Annotated[int, typer.Argument(help="1-based column of the hole's opening brace.")],
+    candidate: Annotated[str, typer.Argument(help="The term to put in the hole.")],
+    stdlib: Annotated[
+        bool, typer.Option("--stdlib/--no-stdlib", help="Put agda-stdlib on the include path.")
+    ] = True,
+) -> None:
+    """Judge a candidate in one hole: solved, progress, type_error, refused or error (JSON)."""
+    from assay.proofs import fill_hole
+
+    try:
+        result = fill_hole(file, line, column, candidate, stdlib=stdlib, cache=_judgment_cache())
+    except OSError as exc:
+        _fail(f"{file}: cannot read: {exc.strerror}")
+        raise typer.Exit(2) from None
+    except AssayError as exc:
+        _fail(f"{file}: {exc}")
+        raise typer.Exit(exit_code(exc)) from None
+    typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
+
+
+@hole_app.command("goal")
+def hole_goal(
+    file: Annotated[Path, typer.Argument(help="The Agda file with the hole.")],
+    line: Annotated[int, typer.Argument(help="1-based line of the hole's opening brace.")],
+    column: Annotated[int, typer.Argument(help="1-based column of the hole's opening brace.")],
+    infer: Annotated[
+        str | None, typer.Option("--infer", help="Also infer this term's type at the hole.")
+    ] = None,
+    stdlib: Annotated[
+        bool, typer.Option("--stdlib/--no-stdlib", help="Put agda-stdlib on the include path.")
+    ] = True,
+) -> None:
+    """Ask the interaction lane for the goal type and context at a hole (an answer, never a verdict)."""
+    from assay.proofs import AgdaLane
+
+    try:
+        if not file.is_file():
+            raise InvalidInput("no such file", where=str(file))
+        with AgdaLane(stdlib=stdlib) as lane:
+            answer = lane.goal(file, line, column).to_json()
+            if infer is not None:
+                answer["inferred"] = {"term": infer, "type": lane.infer(file, line, column, infer)}
+    except AssayError as exc:
+        _fail(str(exc))
+        raise typer.Exit(exit_code(exc)) from None
+    typer.echo(json.dumps(answer, ensure_ascii=False))
+
+
+def _judgment_cache() -> Any:
+    from assay.proofs import JudgmentCache
+
+    folder = Config.from_env().judgment_cache
+    return None if folder == "off" else JudgmentCache(Path(folder) if folder else None)
+
+
 def main() -> None:
     """Console entry point: never a traceback, whatever happens."""
     try:

@@ -50,6 +50,8 @@ _ETC_FILES = (
     "/etc/nsswitch.conf",
     "/etc/localtime",
     "/etc/mime.types",
+    "/etc/ocamlfind.conf",  # coqc (OCaml) refuses to start without it
+    "/etc/ocamlfind.conf.d",
 )
 _BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -174,6 +176,37 @@ class Sandbox:
             runner_failed=["runner_error"] in events,
         )
 
+    def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str = "/",
+        mounts: Sequence[Mount] = (),
+        limits: Limits | None = None,
+    ) -> subprocess.Popen[bytes]:
+        """A long-lived isolated process with stdin/stdout pipes (for interactive lanes).
+
+        Same isolation and limits as ``run`` except the wall clock, which the caller owns: it
+        must kill the process (``os.killpg(process.pid, SIGKILL)``) when done.
+        """
+        limits = limits or Limits()
+        if self._bwrap is None and not self.allow_unisolated:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not available for an isolated process")
+        env = dict(_BASE_ENV)
+        if self._bwrap:
+            command = self._bwrap_argv([*_prlimit(limits), *argv], cwd, mounts, env, limits)
+        else:
+            command = [*_prlimit(limits), *argv]
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={} if self._bwrap else env,
+            cwd="/" if self._bwrap else _local_cwd(cwd, mounts),
+            start_new_session=True,
+        )
+
     def python_argv(self) -> list[str]:
         """The argv that starts the runner with this interpreter (no site, isolated mode)."""
         runner = RUNNER_TARGET if self._bwrap else str(RUNNER)
@@ -206,6 +239,7 @@ class Sandbox:
                 args += ["--symlink", os.readlink(path), path]
             elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
+        args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700: unreadable
         for path in _ETC_FILES:
             if os.path.exists(path):
                 args += ["--ro-bind", path, path]
@@ -359,11 +393,11 @@ def _collect(
     finally:
         selector.close()
     if limit is not None:
-        _kill(process)
+        kill_tree(process)
     try:
         process.wait(timeout=max(0.1, deadline - time.monotonic()) if limit is None else 5)
     except subprocess.TimeoutExpired:
-        _kill(process)
+        kill_tree(process)
         process.wait()
         limit = "time"
     process.stdout.close()
@@ -377,7 +411,8 @@ def _readable(fd: int) -> bool:
     return bool(ready)
 
 
-def _kill(process: subprocess.Popen[bytes]) -> None:
+def kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group (with bwrap: the whole sandbox, every process in it)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
 

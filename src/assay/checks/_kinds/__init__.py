@@ -1,5 +1,14 @@
 """Every built-in kind. Adding a kind is one module here and one line below."""
 
-from assay.checks._kinds import _answer_number, _answers, _exec, _files, _program, _sql, _web
+from assay.checks._kinds import (
+    _answer_number,
+    _answers,
+    _exec,
+    _files,
+    _program,
+    _proofs,
+    _sql,
+    _web,
+)
 
-__all__ = ["_answer_number", "_answers", "_exec", "_files", "_program", "_sql", "_web"]
+__all__ = ["_answer_number", "_answers", "_exec", "_files", "_program", "_proofs", "_sql", "_web"]

@@ -1,0 +1,3 @@
+Theorem wrong : 1 + 1 = 3.
+Proof.
+Admitted.

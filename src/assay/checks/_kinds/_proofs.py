@@ -1,0 +1,198 @@
+"""``agda``, ``coq``, ``lean``: a proof judged by its checker as one batch process, in the sandbox.
+
+Two forms: **whole file** (``file`` in the workspace, checked against the trusted ``statement``
+through a wrapper that imports it qualified) and **hole** (``obligation`` next to the task with
+exactly one ``{! !}`` hole; the final answer is what goes in it). Shapes that let a proof assume
+its goal are refused before any judgment is spent.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, Self
+
+from pydantic import Field, model_validator
+
+from assay._errors import SandboxUnavailable, ToolchainMissing
+from assay.checks._context import CheckContext
+from assay.checks._kinds._common import answer_or_outcome, workspace_text
+from assay.checks._registry import kind
+from assay.checks._sandboxing import sandbox_for
+from assay.checks._spec import NonBlank, Spec
+from assay.proofs._cache import JudgmentCache
+from assay.proofs._holes import HoleNotFound, fill, only_hole
+from assay.proofs._judges import judge, plan_for, refusals_for
+from assay.proofs._scan import agda_candidate_refusals
+from assay.sandbox import Limits
+from assay.status import Outcome
+
+Language = Literal["agda", "coq", "lean"]
+
+
+class ProofSpec(Spec):
+    file: NonBlank | None = None
+    """Whole-file form: the submitted proof file, relative to the workspace."""
+    obligation: NonBlank | None = None
+    """Hole form: the author's file with exactly one {! !} hole, relative to the task file."""
+    statement: NonBlank | None = None
+    """The trusted statement (a type), restated in a wrapper; required but for Agda holes."""
+    name: NonBlank | None = None
+    """The solution's name for the proof of ``statement``."""
+    header: str = ""
+    """Trusted imports the statement needs (``open import ...``, ``Require Import ...``)."""
+    options: list[str] = Field(default_factory=list)
+    """Agda OPTIONS flags a solution may set (unsafe ones are refused whatever this says)."""
+    allowed_axioms: list[str] = Field(default_factory=list)
+    """Axioms a Coq or Lean proof may use beyond none (Lean: beyond the three standard ones)."""
+    stdlib: bool = True
+    """Agda: put the standard library on the include path."""
+    timeout: float = Field(300.0, gt=0, le=3600)
+    """Wall-clock seconds for the judgment (inconclusive when exceeded)."""
+    memory_mb: int = Field(4096, gt=0)
+    """Address space per process, in MiB."""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Self:
+        if (self.file is None) == (self.obligation is None):
+            raise ValueError("give exactly one of 'file' (whole file) and 'obligation' (hole)")
+        if (self.statement is None) != (self.name is None):
+            raise ValueError("'statement' and 'name' go together")
+        return self
+
+
+class StatementSpec(ProofSpec):
+    @model_validator(mode="after")
+    def _needs_statement(self) -> Self:
+        if self.statement is None:
+            raise ValueError(
+                "'statement' and 'name' are required: the proof is checked against them"
+            )
+        return self
+
+
+class AgdaSpec(ProofSpec):
+    @model_validator(mode="after")
+    def _whole_file_needs_statement(self) -> Self:
+        if self.file is not None and self.statement is None:
+            raise ValueError("a whole-file proof needs the trusted 'statement' and 'name'")
+        return self
+
+
+@lru_cache(maxsize=8)
+def _cache(folder: str | None) -> JudgmentCache | None:
+    if folder == "off":
+        return None
+    return JudgmentCache(Path(folder) if folder else None)
+
+
+def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outcome:
+    if spec.file is not None:
+        source = workspace_text(ctx, spec.file)
+        if isinstance(source, Outcome):
+            return source
+    else:
+        assert spec.obligation is not None
+        answer = answer_or_outcome(ctx)
+        if isinstance(answer, Outcome):
+            return answer
+        path = (ctx.base_dir or Path.cwd()) / spec.obligation
+        try:
+            obligation = path.read_text(encoding="utf-8")
+            span = only_hole(obligation)
+        except (OSError, UnicodeDecodeError) as exc:
+            return Outcome.error(f"the obligation cannot be read: {type(exc).__name__}")
+        except HoleNotFound as exc:
+            return Outcome.error(f"the obligation is malformed: {exc}")
+        if language == "agda":
+            shapes = agda_candidate_refusals(answer)
+            if shapes:
+                return Outcome.refuted(
+                    f"refused before judging: {', '.join(shapes)}", {"refused": shapes}
+                )
+        source = fill(obligation, span, answer, parenthesize=language == "agda")
+    shapes = refusals_for(language, source, spec.options)
+    if shapes:
+        return Outcome.refuted(f"refused before judging: {', '.join(shapes)}", {"refused": shapes})
+    try:
+        plan = plan_for(
+            language,
+            source,
+            statement=spec.statement,
+            name=spec.name,
+            header=spec.header,
+            options=spec.options,
+            stdlib=spec.stdlib,
+        )
+        judgment = judge(
+            language,
+            plan,
+            sandbox_for(ctx),
+            Limits(timeout=spec.timeout, memory_mb=spec.memory_mb),
+            _cache(ctx.config.judgment_cache),
+            spec.allowed_axioms,
+        )
+    except ToolchainMissing as exc:
+        return Outcome.inconclusive(str(exc))
+    except SandboxUnavailable as exc:
+        return Outcome.error(str(exc))
+    if judgment.verdict is None:
+        shapes = judgment.refusals
+        return Outcome.refuted(f"refused before judging: {', '.join(shapes)}", {"refused": shapes})
+    verdict = judgment.verdict
+    evidence = verdict.to_json()
+    cached = " (cached verdict)" if verdict.cached else ""
+    if verdict.green:
+        return Outcome.verified(
+            f"{language} checked the proof{cached}: {verdict.meaning}", evidence
+        )
+    if verdict.finding == "checks":
+        return Outcome.refuted(
+            f"the proof depends on assumptions that are not allowed: {', '.join(verdict.assumptions)}",
+            evidence,
+        )
+    if verdict.finding == "does_not_check":
+        shown = " | ".join(verdict.diagnostics[:6])[:600]
+        return Outcome.refuted(f"{language} rejected the proof{cached}: {shown}", evidence)
+    if verdict.limit == "time":
+        return Outcome.inconclusive(
+            f"the {language} judgment did not finish within {spec.timeout:g}s", evidence
+        )
+    ended = f"limit {verdict.limit}" if verdict.limit else f"exit code {verdict.exit_code}"
+    return Outcome.error(
+        f"the {language} checker failed ({ended}); this says nothing about the proof", evidence
+    )
+
+
+@kind("agda", AgdaSpec)
+def agda(spec: AgdaSpec, ctx: CheckContext) -> Outcome:
+    """Agda type-checks the proof under ``--safe`` (exit 0), against the trusted statement.
+
+    Exit 42 (does not check: a type error, an open hole, a ``--safe`` violation) refutes; any
+    other exit, a signal or a timeout is the machinery, never a finding. ``postulate`` (also in
+    ``let``), pragmas, unsafe options and ``primTrustMe`` are refused before judging.
+    """
+    return _judge_proof("agda", spec, ctx)
+
+
+@kind("coq", StatementSpec)
+def coq(spec: StatementSpec, ctx: CheckContext) -> Outcome:
+    """coqc compiles the proof and a wrapper restating the statement, and Print Assumptions is clean.
+
+    coqc exits 0 on ``Admitted``, ``Axiom`` and ``Unset Guard Checking``, so exit 0 is not
+    enough: green also needs "Closed under the global context" (or only ``allowed_axioms``).
+    ``Admitted``, ``admit``, axioms and disabled checking are refused before judging.
+    """
+    return _judge_proof("coq", spec, ctx)
+
+
+@kind("lean", StatementSpec)
+def lean(spec: StatementSpec, ctx: CheckContext) -> Outcome:
+    """``lake env lean`` elaborates the proof and a wrapper restating the statement; axioms audited.
+
+    Green needs no errors and, from the last ``#print axioms`` line, only propext,
+    Classical.choice and Quot.sound (or ``allowed_axioms``). ``sorry``, ``native_decide``,
+    ``axiom``, ``implemented_by``, ``extern``, ``unsafe`` and new notation are refused first.
+    Runs where ``lake`` is on PATH; elsewhere it is inconclusive, saying so.
+    """
+    return _judge_proof("lean", spec, ctx)

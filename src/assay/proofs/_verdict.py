@@ -1,0 +1,67 @@
+"""A judgment's verdict: everything a client needs to re-run the claim instead of trusting it."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Finding = Literal["checks", "does_not_check", "machinery"]
+"""What the exit says: the file checks, it does not, or the toolchain/harness failed."""
+
+
+class Verdict(BaseModel):
+    """One batch judgment of one whole file set. ``finding`` is derived from the exit code only,
+    then an assumption audit (Coq, Lean) may still withhold green; nothing turns red into green."""
+
+    model_config = ConfigDict(frozen=True)
+
+    language: Literal["agda", "coq", "lean"]
+    finding: Finding
+    green: bool
+    """The file checks *and* every extra condition holds (no disallowed assumptions)."""
+    exit_code: int | None
+    steps: list[list[str]]
+    """The equivalent commands, run in order in ``cwd`` over ``files``; re-run them to check."""
+    binary: str
+    version: str
+    cwd: str
+    flags: list[str]
+    files: dict[str, str]
+    """Every checked file (relative to ``cwd``) and its sha256: the exact bytes judged."""
+    checked_from_source: bool
+    """No interface of the candidate existed before the run: its own source was checked."""
+    elapsed_ms: int
+    diagnostics: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    """Axioms the proof depends on (Coq ``Print Assumptions``, Lean ``#print axioms``)."""
+    meaning: str
+    """One sentence: what green means for this checker."""
+    cached: bool = False
+    isolation: str = "bwrap"
+    limit: str | None = None
+
+    @property
+    def command_line(self) -> str:
+        return " && ".join(shlex.join(step) for step in self.steps)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form (camelCase, as the hole protocol prints it)."""
+        return {
+            "language": self.language,
+            "green": self.green,
+            "exitCode": self.exit_code,
+            "command": self.command_line,
+            "binary": self.binary,
+            "version": self.version,
+            "cwd": self.cwd,
+            "flags": self.flags,
+            "files": self.files,
+            "checkedFromSource": self.checked_from_source,
+            "elapsedMs": self.elapsed_ms,
+            "meaning": self.meaning,
+            "assumptions": self.assumptions,
+            "cached": self.cached,
+            "isolation": self.isolation,
+        }
