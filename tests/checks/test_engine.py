@@ -59,7 +59,7 @@ def test_outcomes_are_stamped_with_their_kind() -> None:
         ({}, "'kind' is required"),
         (
             {"kind": "answer_equal", "value": "x"},
-            "unknown kind 'answer_equal'; known kinds: answer_contains",
+            "unknown kind 'answer_equal'; known kinds: agda, answer_contains",
         ),
         ([], "must be an object"),
         (
