@@ -164,3 +164,23 @@ def test_the_seed_example_with_the_standard_library(sandbox: Sandbox, tmp_path: 
     )
     refined = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm {! !} n", sandbox=sandbox)
     assert refined.status == "progress"
+
+
+def test_a_cache_hit_spawns_nothing(sandbox: Sandbox, cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    need("agda")
+    plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two")
+    first = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    assert first is not None and not first.cached
+
+    def no_spawn(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a cache hit spawned a process")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", no_spawn)
+    hit = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    assert hit is not None and hit.cached and hit.green
+    assert hit.model_copy(update={"cached": False}) == first
+    changed = dataclasses.replace(plan, files={**plan.files, "Solution.agda": plan.files["Solution.agda"] + b"\n"})
+    with pytest.raises(AssertionError, match="spawned"):
+        judge("agda", changed, sandbox, LIMITS, cache)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import threading
 import time
 from pathlib import Path
 
@@ -37,3 +40,27 @@ def wait_for_no_sandbox_processes(seconds: float = 5.0) -> list[int]:
 
 def staging_dirs() -> set[str]:
     return {p.name for p in Path("/tmp").glob("assay-*")}
+
+
+class LoopbackListener:
+    """A listener on 127.0.0.1 that records whether anything connected (bounded: one accept)."""
+
+    def __init__(self, wait: float = 4.0) -> None:
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen(1)
+        self._socket.settimeout(wait)
+        self.port = self._socket.getsockname()[1]
+        self.accepted: list[object] = []
+        self._thread = threading.Thread(target=self._accept)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):
+            self.accepted.append(self._socket.accept())
+
+    def close(self) -> list[object]:
+        """Wait for the accept to give up, close, and return what connected (nothing, we hope)."""
+        self._thread.join()
+        self._socket.close()
+        return self.accepted

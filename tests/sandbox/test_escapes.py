@@ -5,9 +5,7 @@ its trick worked, so a verified outcome would mean the trick got through."""
 from __future__ import annotations
 
 import os
-import socket
 import textwrap
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ import pytest
 
 from assay import CheckContext, Status, build_check
 from assay.sandbox import Sandbox
-from tests.sandbox.helpers import staging_dirs, wait_for_no_sandbox_processes
+from tests.sandbox.helpers import LoopbackListener, staging_dirs, wait_for_no_sandbox_processes
 
 CHECK = "from solution import answer\nassert answer() == 42\nprint('all good')"
 SECRET = "hidden-check-token-7f3a"
@@ -158,35 +156,19 @@ def test_escape_attempt_is_never_verified(name: str, tmp_path: Path, host_secret
 
 
 def test_network_connect_to_a_loopback_listener_fails(tmp_path: Path) -> None:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.settimeout(4)
-    port = listener.getsockname()[1]
-    got: list[object] = []
-    thread = threading.Thread(target=lambda: got.append(_accept(listener)))
-    thread.start()
+    listener = LoopbackListener()
     source = f"""
         import socket
         def answer():
             try:
-                socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"leak")
+                socket.create_connection(("127.0.0.1", {listener.port}), timeout=2).sendall(b"leak")
                 return 42
             except OSError:
                 return 0
     """
     outcome = run_check(workspace(tmp_path, source), {"kind": "python", "code": CHECK})
-    thread.join()
-    listener.close()
+    assert listener.close() == []
     assert outcome.status is Status.REFUTED
-    assert got == [None]
-
-
-def _accept(listener: socket.socket) -> object:
-    try:
-        return listener.accept()
-    except OSError:
-        return None
 
 
 def test_the_hidden_check_source_cannot_be_read(tmp_path: Path) -> None:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import socket
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +10,7 @@ import pytest
 
 from assay import SandboxUnavailable
 from assay.sandbox import Limits, Mount, RunResult, Sandbox, runner_control
-from tests.sandbox.helpers import wait_for_no_sandbox_processes
+from tests.sandbox.helpers import LoopbackListener, wait_for_no_sandbox_processes
 
 
 @pytest.fixture(scope="module")
@@ -36,27 +33,12 @@ def test_runs_as_an_unprivileged_user_with_an_empty_environment(sandbox: Sandbox
 
 
 def test_no_network_even_to_the_hosts_loopback(sandbox: Sandbox) -> None:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.settimeout(3)
-    port = listener.getsockname()[1]
-    accepted: list[object] = []
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):
-            accepted.append(listener.accept())
-
-    thread = threading.Thread(target=accept)
-    thread.start()
-    result = run(
-        sandbox, f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)"
-    )
-    thread.join()
-    listener.close()
+    listener = LoopbackListener(wait=3)
+    code = f"import socket\nsocket.create_connection(('127.0.0.1', {listener.port}), timeout=1)"
+    result = run(sandbox, code)
+    assert listener.close() == []
     assert not result.completed
     assert "Connection refused" in result.output or "unreachable" in result.output
-    assert accepted == []
 
 
 def test_the_system_is_read_only_and_tmp_is_private(sandbox: Sandbox, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ import contextlib
 import marshal
 import os
 import secrets
+import select
 import selectors
 import shutil
 import signal
@@ -120,15 +121,7 @@ class Sandbox:
             a.replace("{control}", str(control_read)).replace("{done}", str(done_write))
             for a in argv
         ]
-        full_env = {**_BASE_ENV, **(env or {})}
-        if self._bwrap:
-            command = self._bwrap_argv([*_prlimit(limits), *argv], cwd, mounts, full_env, limits)
-            popen_env: dict[str, str] = {}
-            popen_cwd = "/"
-        else:
-            command = [*_prlimit(limits), *argv]
-            popen_env = full_env
-            popen_cwd = _local_cwd(cwd, mounts)
+        command, popen_env, popen_cwd = self._command(argv, cwd, mounts, env, limits)
         start = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -187,25 +180,39 @@ class Sandbox:
         """A long-lived isolated process with stdin/stdout pipes (for interactive lanes).
 
         Same isolation and limits as ``run`` except the wall clock, which the caller owns: it
-        must kill the process (``os.killpg(process.pid, SIGKILL)``) when done.
+        must end the process with ``kill_tree`` when done.
         """
-        limits = limits or Limits()
         if self._bwrap is None and not self.allow_unisolated:
             raise SandboxUnavailable("bubblewrap (bwrap) is not available for an isolated process")
-        env = dict(_BASE_ENV)
-        if self._bwrap:
-            command = self._bwrap_argv([*_prlimit(limits), *argv], cwd, mounts, env, limits)
-        else:
-            command = [*_prlimit(limits), *argv]
+        command, env, popen_cwd = self._command(argv, cwd, mounts, None, limits or Limits())
         return subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
-            env={} if self._bwrap else env,
-            cwd="/" if self._bwrap else _local_cwd(cwd, mounts),
+            env=env,
+            cwd=popen_cwd,
             start_new_session=True,
         )
+
+    def _command(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        mounts: Sequence[Mount],
+        env: Mapping[str, str] | None,
+        limits: Limits,
+    ) -> tuple[list[str], dict[str, str], str]:
+        """(command, environment, working directory) for Popen, with limits and isolation."""
+        full_env = {**_BASE_ENV, **(env or {})}
+        if self._bwrap:
+            # bwrap starts from an empty environment and sets the sandbox's own with --setenv.
+            return (
+                self._bwrap_argv([*_prlimit(limits), *argv], cwd, mounts, full_env, limits),
+                {},
+                "/",
+            )
+        return [*_prlimit(limits), *argv], full_env, _local_cwd(cwd, mounts)
 
     def python_argv(self) -> list[str]:
         """The argv that starts the runner with this interpreter (no site, isolated mode)."""
@@ -405,8 +412,6 @@ def _collect(
 
 
 def _readable(fd: int) -> bool:
-    import select
-
     ready, _, _ = select.select([fd], [], [], 0)
     return bool(ready)
 
