@@ -166,7 +166,9 @@ def test_the_seed_example_with_the_standard_library(sandbox: Sandbox, tmp_path: 
     assert refined.status == "progress"
 
 
-def test_a_cache_hit_spawns_nothing(sandbox: Sandbox, cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cache_hit_spawns_nothing(
+    sandbox: Sandbox, cache: JudgmentCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import subprocess
 
     need("agda")
@@ -181,6 +183,8 @@ def test_a_cache_hit_spawns_nothing(sandbox: Sandbox, cache: JudgmentCache, monk
     hit = judge("agda", plan, sandbox, LIMITS, cache).verdict
     assert hit is not None and hit.cached and hit.green
     assert hit.model_copy(update={"cached": False}) == first
-    changed = dataclasses.replace(plan, files={**plan.files, "Solution.agda": plan.files["Solution.agda"] + b"\n"})
+    changed = dataclasses.replace(
+        plan, files={**plan.files, "Solution.agda": plan.files["Solution.agda"] + b"\n"}
+    )
     with pytest.raises(AssertionError, match="spawned"):
         judge("agda", changed, sandbox, LIMITS, cache)

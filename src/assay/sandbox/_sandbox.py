@@ -349,7 +349,20 @@ def _prlimit(limits: Limits) -> list[str]:
     ]
     if os.geteuid() == 0:
         args.append(f"--nproc={limits.processes}")  # enforced once setpriv drops to the sandbox uid
+    else:  # the count is per real uid: leave room for what this user already runs
+        args.append(f"--nproc={_processes_of(os.getuid()) + limits.processes}")
     return [*args, "--"]
+
+
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                count += entry.stat().st_uid == uid
+            except OSError:
+                continue
+    return count
 
 
 def _write_all(fd: int, data: bytes) -> None:
