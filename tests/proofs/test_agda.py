@@ -188,3 +188,19 @@ def test_a_cache_hit_spawns_nothing(
     )
     with pytest.raises(AssertionError, match="spawned"):
         judge("agda", changed, sandbox, LIMITS, cache)
+
+
+def test_the_verdict_alone_reproduces_the_claim(sandbox: Sandbox, tmp_path: Path) -> None:
+    """Write the verdict's sources into a folder, run its command there: same exit code."""
+    import subprocess
+
+    need("agda")
+    plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two")
+    verdict = judge("agda", plan, sandbox, LIMITS).verdict
+    assert verdict is not None and set(verdict.sources) == set(verdict.files)
+    for name, text in verdict.sources.items():
+        (tmp_path / name).write_text(text)
+    rerun = subprocess.run(
+        verdict.command_line, shell=True, cwd=tmp_path, capture_output=True, timeout=120
+    )
+    assert rerun.returncode == verdict.exit_code == 0

@@ -12,6 +12,7 @@ from assay.proofs._cache import JudgmentCache, cache_key
 from assay.proofs._judge import WORKDIR, run_batch
 from assay.proofs._languages import (
     LEAN_STANDARD_AXIOMS,
+    WRAPPER,
     Plan,
     agda_plan,
     coq_assumptions,
@@ -134,6 +135,7 @@ def judge(
         cwd=WORKDIR,
         flags=plan.flags,
         files=batch.files,
+        sources=_sources(plan),
         checked_from_source=batch.checked_from_source,
         elapsed_ms=batch.elapsed_ms,
         diagnostics=_diagnostics(output),
@@ -145,6 +147,18 @@ def judge(
     if cache is not None:
         cache.put(key, verdict)
     return Judgment(plan, verdict, [])
+
+
+SOURCES_LIMIT = 64 * 1024
+
+
+def _sources(plan: Plan) -> dict[str, str]:
+    small = sum(len(data) for data in plan.files.values()) <= SOURCES_LIMIT
+    return {
+        name: data.decode("utf-8", errors="replace")
+        for name, data in plan.files.items()
+        if small or name.startswith(WRAPPER)
+    }
 
 
 def _diagnostics(output: str) -> list[str]:

@@ -30,6 +30,9 @@ class Verdict(BaseModel):
     flags: list[str]
     files: dict[str, str]
     """Every checked file (relative to ``cwd``) and its sha256: the exact bytes judged."""
+    sources: dict[str, str] = Field(default_factory=dict)
+    """The checked files' text (always the wrapper assay wrote; all of them up to 64 KiB), so
+    the claim can be re-run from the verdict alone."""
     checked_from_source: bool
     """No interface of the candidate existed before the run: its own source was checked."""
     elapsed_ms: int
@@ -58,6 +61,7 @@ class Verdict(BaseModel):
             "cwd": self.cwd,
             "flags": self.flags,
             "files": self.files,
+            "sources": self.sources,
             "checkedFromSource": self.checked_from_source,
             "elapsedMs": self.elapsed_ms,
             "meaning": self.meaning,
