@@ -70,6 +70,7 @@ def test_agda_candidates(term: str, found: list[str]) -> None:
         ("(* Admitted. Axiom x. *) Proof. auto. Qed.", []),
         ('Definition s := "Admitted".', []),
         ("Proof. admitted_lemma. Qed.", []),
+        ("Next Obligation. Admit Obligations.", ["`Admit`"]),
     ],
 )
 def test_coq(source: str, found: list[str]) -> None:
@@ -87,6 +88,8 @@ def test_coq(source: str, found: list[str]) -> None:
         ("unsafe def g := 1", ["`unsafe`"]),
         ("set_option debug.skipKernelTC true", ["`debug.skipKernelTC`"]),
         ("run_tac pure ()", ["`run_tac`"]),
+        ("theorem t : False := sorryAx False", ["`sorryAx`"]),
+        ("theorem t : b = true := Lean.ofReduceBool _ _ rfl", ["`ofReduceBool`"]),
         ("-- sorry\n/- axiom -/ theorem t : 1 = 1 := rfl", []),
         ('def s := "sorry"', []),
         (

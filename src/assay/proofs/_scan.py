@@ -85,7 +85,7 @@ def lean_code(text: str) -> str:
 def _words(code: str, words: Iterable[str]) -> Shapes:
     found = []
     for word in words:
-        if re.search(rf"(?<![\w'.]){re.escape(word)}(?![\w'])", code):
+        if re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", code):
             found.append(word)
     return found
 
@@ -152,6 +152,7 @@ def agda_candidate_refusals(term: str) -> Shapes:
 
 _COQ_WORDS = (
     "Admitted",
+    "Admit",
     "Axiom",
     "Axioms",
     "Parameter",
@@ -175,8 +176,10 @@ def coq_refusals(text: str) -> Shapes:
 
 _LEAN_WORDS = (
     "sorry",
+    "sorryAx",
     "admit",
     "native_decide",
+    "ofReduceBool",
     "axiom",
     "implemented_by",
     "extern",
