@@ -24,7 +24,7 @@ from assay.proofs._judge import stage
 from assay.proofs._languages import agda_module_name
 from assay.proofs._toolchain import AGDA_STDLIB
 from assay.sandbox import Limits, Mount, Sandbox
-from assay.sandbox._sandbox import kill_tree
+from assay.sandbox._reading import kill_tree
 
 LANE_DIR = "/lane"
 
