@@ -217,3 +217,15 @@ def test_hole_fill_and_goal(tmp_path: Path) -> None:
     missing = assay("hole", "fill", str(obligation), "2", "1", "refl", "--no-stdlib")
     assert missing.returncode == 2
     assert "no hole" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_human_output_keeps_brackets(tmp_path: Path) -> None:
+    """Details like "first expected: [9]" are text, not rich markup to be swallowed."""
+    task = tmp_path / "t.json"
+    database = ROOT / "examples" / "data" / "shop.sqlite"
+    spec = {"kind": "sql_query", "database": str(database), "query": "SELECT 1", "rows": [[9]]}
+    task.write_text(json.dumps({"checks": [spec]}))
+    result = assay("check", "--human", str(task))
+    assert "first expected: [9]" in " ".join(result.stdout.split())
+    kinds = assay("kinds", cwd=ROOT)
+    assert "list[text]" in kinds.stdout

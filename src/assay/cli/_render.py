@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from assay.checks import Kind
@@ -30,7 +31,9 @@ def print_report(title: str, report: Report) -> None:
     table.add_column("detail", overflow="fold")
     for outcome in report.outcomes:
         style = _STYLE[outcome.status]
-        table.add_row(outcome.kind or "", f"[{style}]{outcome.status.label}[/]", outcome.detail)
+        table.add_row(
+            outcome.kind or "", f"[{style}]{outcome.status.label}[/]", escape(outcome.detail)
+        )
     console = Console()
     console.print(table)
     score = "none (masked)" if report.score is None else f"{report.score:g}"
@@ -86,7 +89,8 @@ def print_kinds(kinds: list[Kind]) -> None:
             for name, type_, default, _ in fields_of(kind)
             if name not in ("weight", "description")
         )
-        table.add_row(kind.name, fields, kind.summary)
+        # Escaped: "list[text]" is a type here, not rich markup.
+        table.add_row(kind.name, escape(fields), escape(kind.summary.replace("``", "`")))
     Console().print(table)
     Console().print("Every kind also accepts weight? (> 0, default 1) and description?.")
 
@@ -121,7 +125,7 @@ def print_conformance(results: Sequence[FixtureResult]) -> None:
         table.add_column(column, overflow="fold")
     for r in results:
         mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
-        table.add_row(r.name, r.expected, r.got, mark, r.detail)
+        table.add_row(escape(r.name), r.expected, r.got, mark, escape(r.detail))
     console = Console()
     console.print(table)
     passed = sum(r.passed for r in results)
