@@ -14,11 +14,6 @@ from collections.abc import Iterable
 Shapes = list[str]
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    """Replace text[start:end] with spaces, keeping newlines (so positions and lines survive)."""
-    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
-
-
 def _strip_nested(
     text: str, opener: str, closer: str, line: str | None, keep: str | None = None
 ) -> str:
