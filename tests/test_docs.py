@@ -37,3 +37,41 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
     for command in app.registered_commands:
         assert command.callback is not None and command.callback.__doc__
         assert f"assay {command.name or command.callback.__name__}" in readme
+
+
+def _console_examples() -> list[tuple[str, str]]:
+    """(command, expected output) for each README console example with exact output."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", readme, re.DOTALL):
+        lines = block.strip().splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("$ .venv/bin/assay ") and i + 1 < len(lines):
+                output = lines[i + 1]
+                if "..." not in output and not output.startswith("$"):
+                    examples.append((line[2:], output))
+    return examples
+
+
+@pytest.mark.parametrize(("command", "output"), _console_examples(), ids=lambda x: x[:60])
+def test_readme_console_examples_print_what_they_say(command: str, output: str) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    argv = shlex.split(command)
+    assert argv[0] == ".venv/bin/assay"
+    result = subprocess.run(
+        [sys.executable, "-m", "assay", *argv[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == output
+
+
+def test_readme_has_console_examples_to_check() -> None:
+    assert len(_console_examples()) >= 2
