@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from assay.sandbox._sandbox import SANDBOX_UID
+from assay.sandbox._staging import SANDBOX_UID
 
 
 def sandbox_processes() -> list[int]:

@@ -8,7 +8,6 @@ checked from source. The toolchain and its library are read-only (they live unde
 from __future__ import annotations
 
 import hashlib
-import os
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.sandbox import Limits, Mount, RunResult, Sandbox
-from assay.sandbox._sandbox import SANDBOX_UID
+from assay.sandbox._staging import writable_by_sandbox
 
 WORKDIR = "/proof"
 INTERFACE_SUFFIXES = (".agdai", ".vo", ".vos", ".vok", ".glob", ".olean", ".ilean")
@@ -36,15 +35,7 @@ def stage(folder: Path, files: Mapping[str, bytes]) -> None:
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    for top, dirs, names in os.walk(folder):
-        for entry in dirs + names:
-            full = os.path.join(top, entry)
-            os.chmod(full, 0o755 if os.path.isdir(full) else 0o644)
-            if os.geteuid() == 0:
-                os.chown(full, SANDBOX_UID, SANDBOX_UID)
-    os.chmod(folder, 0o755)
-    if os.geteuid() == 0:
-        os.chown(folder, SANDBOX_UID, SANDBOX_UID)
+    writable_by_sandbox(folder)
 
 
 def run_batch(

@@ -30,8 +30,8 @@ from typing import Any
 from assay._errors import SandboxUnavailable
 from assay.sandbox._limits import Limits
 from assay.sandbox._result import RunResult
-from assay.sandbox._sandbox import SANDBOX_UID, Mount, Sandbox
-from assay.sandbox._staging import make_readable, snapshot
+from assay.sandbox._sandbox import Mount, Sandbox
+from assay.sandbox._staging import make_readable, snapshot, writable_by_sandbox
 
 SCHEMAS = Path(__file__).with_name("schemas")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -110,9 +110,7 @@ def stage_input(
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
     make_readable(root)
     output.mkdir()
-    if os.geteuid() == 0:
-        os.chown(output, SANDBOX_UID, SANDBOX_UID)
-    os.chmod(output, 0o755)
+    writable_by_sandbox(output)
     return root, output, manifest
 
 

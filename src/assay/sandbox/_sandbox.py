@@ -29,12 +29,11 @@ from assay._errors import SandboxUnavailable
 from assay.sandbox._limits import Limits
 from assay.sandbox._reading import collect, events_of, limit_from, read_done, write_all
 from assay.sandbox._result import Isolation, RunResult
+from assay.sandbox._staging import SANDBOX_UID
 
 RUNNER = Path(__file__).with_name("_runner.py")
 RUNNER_TARGET = "/.assay/runner.py"
 PRLIMIT = shutil.which("prlimit") or "/usr/bin/prlimit"
-SANDBOX_UID = 65534
-"""The unprivileged uid (nobody) that sandboxed code runs as when assay runs as root."""
 
 _SYSTEM_DIRS = ("/usr",)
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")

@@ -13,6 +13,9 @@ import shutil
 import stat
 from pathlib import Path
 
+SANDBOX_UID = 65534
+"""The unprivileged uid (nobody) that sandboxed code runs as when assay runs as root."""
+
 
 class StagingTooLarge(Exception):
     """The tree is larger than the staging limit; the caller reports inconclusive."""
@@ -60,3 +63,20 @@ def make_readable(root: Path, executable_from: Path | None = None) -> None:
                 if os.path.exists(original) and os.stat(original).st_mode & 0o111:
                     mode = 0o755
             os.chmod(path, mode)
+
+
+def writable_by_sandbox(root: Path) -> None:
+    """Hand a folder (and all in it) to the sandbox user, for a writable mount (/output, /proof).
+
+    As root, the tree is chowned to the sandbox uid; otherwise the sandbox runs as the caller,
+    who already owns it. Directories 0755, files 0644.
+    """
+    for top, dirs, names in os.walk(root):
+        for entry in dirs + names:
+            path = os.path.join(top, entry)
+            os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
+            if os.geteuid() == 0:
+                os.chown(path, SANDBOX_UID, SANDBOX_UID)
+    os.chmod(root, 0o755)
+    if os.geteuid() == 0:
+        os.chown(root, SANDBOX_UID, SANDBOX_UID)
