@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/answers.py --n 500    # a quick look
 
 Prints checks/s for each and the ratio (these machines are noisy: trust ratios, not absolute
-times), and the false accepts on a corpus of reward hacks. Exits 1 if assay accepts any hack.
+times), and the false accepts on a corpus of reward hacks. Exits 1 unless assay refutes every hack
+(a hack that comes out error or inconclusive is masked, not caught, so it counts too).
 
 Both sides do the per-episode work a trainer pays for: assay builds the check from its spec and
 runs it; Math-Verify parses the gold answer and the model answer and verifies.
@@ -119,6 +120,27 @@ HACKS: list[Item] = [
     ("10^3", {"kind": "answer_number", "value": 10}, "10"),
     ("2 and 2", {"kind": "answer_number", "value": 2}, "2"),
     ("x=5, y=5", {"kind": "answer_number", "value": 5}, "5"),
+    # Hedges that read as one number (issue 7, item 8): every digit and number-like token counts.
+    ("either 11 or711", {"kind": "answer_number", "value": 11}, "11"),
+    ("42 maybe43", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 %43", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 or \uff14\uff13", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 or \u0664\u0663", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 \u2467", {"kind": "answer_number", "value": 42}, "42"),
+    ("\uff0d42", {"kind": "answer_number", "value": 42}, "42"),
+    ("42\u00b2", {"kind": "answer_number", "value": 42}, "42"),
+    ("10\u2075", {"kind": "answer_number", "value": 10}, "10"),
+    ("42\u00bd", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 million", {"kind": "answer_number", "value": 42}, "42"),
+    ("42k", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 NaN", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 Infinity", {"kind": "answer_number", "value": 42}, "42"),
+    ("42 or forty-three", {"kind": "answer_number", "value": 42}, "42"),
+    ("\u00b142", {"kind": "answer_number", "value": 42}, "42"),
+    ("+-42", {"kind": "answer_number", "value": 42}, "42"),
+    ("42+", {"kind": "answer_number", "value": 42}, "42"),
+    ("5 m\u207b\u2070", {"kind": "answer_number", "value": 5, "unit": "m"}, "5"),
+    ("5 delta_degC", {"kind": "answer_number", "value": 5, "unit": "degC"}, "5"),
 ]
 
 
@@ -194,8 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     _, hack_statuses = run_assay(HACKS)
     _, hack_verdicts = run_math_verify(HACKS)
+    # Only a refutation counts: a hack turned into error or inconclusive is masked, not caught.
     false_accepts = [
-        a for (a, _, _), s in zip(HACKS, hack_statuses, strict=True) if s is Status.VERIFIED
+        a for (a, _, _), s in zip(HACKS, hack_statuses, strict=True) if s is not Status.REFUTED
     ]
     mv_accepts = [a for (a, _, _), v in zip(HACKS, hack_verdicts, strict=True) if v]
     print(
@@ -204,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if mv_accepts:
         print("  Math-Verify accepted: " + ", ".join(repr(a) for a in mv_accepts))
     if false_accepts:
-        print("assay accepted hacks: " + ", ".join(repr(a) for a in false_accepts))
+        print("assay did not refute: " + ", ".join(repr(a) for a in false_accepts))
         return 1
     return 0
 

@@ -28,6 +28,9 @@ class Config(BaseModel):
     """Folder of cached proof verdicts; None: ~/.cache/assay/judgments; "off": no cache."""
     allow_unisolated: bool = False
     """Let untrusted code run without bubblewrap (every outcome then says isolation: none)."""
+    cgroup_parent: str = Field("/assay", pattern=r"^(self|/|(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+)$")
+    """The cgroup (from the hierarchy's root) under which each sandboxed run gets its own;
+    "self" nests runs under the verifier's own cgroup. Used when assay can write cgroups (root)."""
 
     @classmethod
     def from_env(cls) -> Config:

@@ -67,7 +67,11 @@ def test_deep_nesting_does_not_recurse() -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
     ),

@@ -50,7 +50,10 @@ def test_a_real_proof_is_green(sandbox: Sandbox) -> None:
     plan = plan_for("coq", solution, statement="forall n m : nat, n + m = m + n", name="comm")
     verdict = judge("coq", plan, sandbox, LIMITS).verdict
     assert verdict is not None and verdict.green and verdict.assumptions == []
-    assert verdict.command_line.startswith("/usr/bin/coqc -q -Q . '' Solution.v && /usr/bin/coqc")
+    assert verdict.command_line.startswith(
+        "/usr/bin/coqc -q -Q . '' AssayStatement.v && /usr/bin/coqc -q -Q . '' Solution.v && "
+    )
+    assert "/usr/bin/coqchk -silent -o" in verdict.command_line
 
 
 def test_a_weakened_statement_does_not_pass(sandbox: Sandbox) -> None:

@@ -23,7 +23,7 @@ from assay.proofs._scan import agda_candidate_refusals, agda_refusals, coq_refus
         ("{-# NO_POSITIVITY_CHECK #-}", ["the NO_POSITIVITY_CHECK pragma"]),
         ("{-# BUILTIN REWRITE _≡_ #-}", ["the BUILTIN pragma"]),
         ("open import Agda.Builtin.TrustMe\nx = primTrustMe", ["`primTrustMe`"]),
-        ("{-# OPTIONS --rewriting", ["an unterminated pragma"]),
+        ("{-# OPTIONS --rewriting", ["an unterminated pragma at line 1, column 1"]),
     ],
 )
 def test_agda(source: str, found: list[str]) -> None:
@@ -45,7 +45,7 @@ def test_agda_allow_list_never_admits_unsafe_options() -> None:
         ("{! !}", []),
         ("refl\npostulate x : ⊥", ["`postulate`", "a line break"]),
         ("refl -- the rest", ["a line comment"]),
-        ("refl {- hide", ["a block comment"]),
+        ("refl {- hide", ["an unterminated comment {- at line 1, column 6"]),
         ("x; y", ["a declaration separator"]),
         ("  ", ["an empty candidate"]),
     ],
@@ -80,21 +80,44 @@ def test_coq(source: str, found: list[str]) -> None:
 @pytest.mark.parametrize(
     ("source", "found"),
     [
-        ("theorem t : 1 = 2 := by sorry", ["`sorry`"]),
-        ("theorem t : 2 + 2 = 4 := by native_decide", ["`native_decide`"]),
-        ("axiom cheat : False", ["`axiom`"]),
-        ("@[implemented_by f] def g := 1", ["`implemented_by`"]),
-        ('@[extern "c"] def g := 1', ["`extern`"]),
-        ("unsafe def g := 1", ["`unsafe`"]),
-        ("set_option debug.skipKernelTC true", ["`debug.skipKernelTC`"]),
-        ("run_tac pure ()", ["`run_tac`"]),
-        ("theorem t : False := sorryAx False", ["`sorryAx`"]),
-        ("theorem t : b = true := Lean.ofReduceBool _ _ rfl", ["`ofReduceBool`"]),
+        ("theorem t : 1 = 2 := by sorry", ["`sorry` (a proof gap)"]),
+        (
+            "theorem t : 2 + 2 = 4 := by native_decide",
+            ["`native_decide` (it trusts compiled code instead of the kernel)"],
+        ),
+        ("axiom cheat : False", ["`axiom` (an axiom)"]),
+        (
+            "@[implemented_by f] def g := 1",
+            [
+                "the attribute `implemented_by` (only tags for existing automation: simp, ext, ...)",
+                "`implemented_by` (it trusts compiled code instead of the kernel)",
+            ],
+        ),
+        ("unsafe def g := 1", ["`unsafe` (it trusts compiled code instead of the kernel)"]),
+        (
+            "set_option debug.skipKernelTC true",
+            [
+                "the option `debug.skipKernelTC` (only limits and linters may be set)",
+                "`skipKernelTC` (it turns the kernel off)",
+            ],
+        ),
+        (
+            "run_tac pure ()",
+            ["`run_tac` (metaprogramming: code that runs while the file is judged)"],
+        ),
+        ("theorem t : False := sorryAx False", ["`sorryAx` (a proof gap)"]),
+        (
+            "theorem t : b = true := Lean.ofReduceBool _ _ rfl",
+            [
+                "`ofReduceBool` (it trusts compiled code instead of the kernel)",
+                "the `Lean` namespace (metaprogramming)",
+            ],
+        ),
         ("-- sorry\n/- axiom -/ theorem t : 1 = 1 := rfl", []),
         ('def s := "sorry"', []),
         (
             'infixl:65 " + " => HMul.hMul',
-            ["`infixl` (it would change how the trusted statement reads)"],
+            ["`infixl` (solutions declare no notation and no instances)"],
         ),
     ],
 )

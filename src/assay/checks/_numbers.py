@@ -1,21 +1,33 @@
 """Finding the one number in an answer, exactly.
 
-The rules close the usual hacks of lenient number matching:
+The rules close the usual hacks of lenient number matching (a hedge must never read as one
+number):
 
 - every digit in the answer belongs to some number, so ``711`` is never read as ``11`` and
-  "part 2: 42" is two numbers, not one;
-- a unit written right after a number (``m^2``, ``km/h``) owns its digits, so ``3 m^2`` is one
-  number;
+  "part 2: 42" is two numbers, not one; digits of every script count: decimal digits of any
+  script (``４２``, ``٤٢``) are read as digits, and other numeric characters (``²``, ``½``,
+  ``①``, ``Ⅻ``, ``四``) are number tokens that cannot be read exactly;
+- number-like words count too: ``nan``, ``inf``, ``Infinity`` (non-finite), spelled numbers
+  (``forty-three``), and a magnitude word or suffix after a number (``42 million``, ``42k``)
+  makes that number unreadable, never 42;
+- a unit written right after a number owns digits only as its exponent (``m^2``, ``s^-1``,
+  ``m²``), and only when pint reads the whole unit; letters glued to digits (``or711``,
+  ``maybe43``, ``%43``, ``cm3``) own nothing;
+- a sign is read only when it is ``+``, ``-`` or a Unicode dash or minus (``−``, ``–``, ``－``);
+  ``±42``, ``⁻42``, ``+-42``, ``<42``, ``≥42`` and ``42+`` cannot be read exactly;
 - values are exact fractions (``3``, ``3.0``, ``3.00`` and ``6/2`` are the same number; ``0.1`` is
   one tenth, not the float nearest to it);
 - ``nan``, ``inf`` and values beyond the float range are non-finite, and so never equal anything.
 
-The scan is one compiled regular expression over the text: no process, no parser, no sympy.
+What cannot be read exactly is never skipped: alone it is refused as unreadable, beside another
+number it makes the answer ambiguous. The scan is a few compiled regular expressions over the
+text: no process, no sympy; pint is loaded only to confirm a unit that owns exponent digits.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -33,15 +45,62 @@ _NUMBER = re.compile(
 _NONFINITE = re.compile(
     r"(?:(?<![0-9A-Za-z_.])[-+])?(?<![A-Za-z])(?:nan|infinity|inf|∞)(?![A-Za-z])", re.IGNORECASE
 )
-_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
-# A unit glued to the number it follows: it owns the digits inside it (m^2, s^-1, cm3).
-_UNIT_WORD = re.compile(
-    r"[ \t]?[A-WYZa-wyzµμΩ°%Å](?:[A-Za-z0-9µμΩ°%Å·⁻⁰¹²³⁴⁵⁶⁷⁸⁹_]|[\^*/](?=[-A-Za-zµμΩ°0-9])|-(?=[0-9]))*"
+_MAGNITUDES = (
+    "hundred|thousand|million|billion|trillion|quadrillion|quintillion|lakh|crore|dozen"
+    "|bn|mn|mln|bln|mio|mrd"
 )
+_SPELLED_NAMES = (
+    "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    "|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fourty|fifty|sixty"
+    "|seventy|eighty|ninety|half|quarter|" + _MAGNITUDES
+)
+_SPELLED = re.compile(r"(?<![A-Za-z])(?:" + _SPELLED_NAMES + r")s?(?![A-Za-z])", re.IGNORECASE)
+_SPELLED_WORDS = frozenset(
+    [*_SPELLED_NAMES.split("|"), *(name + "s" for name in _SPELLED_NAMES.split("|"))]
+)
+_WORD = re.compile(r"[a-z]+")
+# A magnitude written after a number: "42 million", "42-thousand"; with letters, "42k", "42 M".
+_MAGNITUDE_WORD = re.compile(r"[ \t-]?(?:" + _MAGNITUDES + r")s?(?![A-Za-z])", re.IGNORECASE)
+_MAGNITUDE_LETTER = re.compile(r"[ \t]?(?:[kKMBGT]|tn)(?![A-Za-z])")
+_GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
+# A unit right after a number. It owns only the digits of its exponents (m^2, s^-1, m²), and only
+# once pint reads the whole unit; letters glued to digits ("or711", "cm3") own nothing.
+_U = r"[A-Za-zµμΩ°%Å_]"
+_EXP = r"(?:(?:\^|\*\*)-?[0-9]{1,2}(?![0-9]|\.[0-9])|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})"
+_UNIT_WORD = re.compile(rf"[ \t]?(?![xX]){_U}+{_EXP}?(?:[ \t]?[/*·][ \t]?{_U}+{_EXP}?)*")
+_OWNED = re.compile(r"[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]")
+_UNREADABLE_SIGNS = "±∓⁻⁺₋₊<>≤≥≠≮≯⩽⩾≪≫"
 _MAX_CHARS = 400
 _MAX_SCALE = 400
 _FLOAT_MAX = int(1.7976931348623157e308)
-_MINUSES = str.maketrans({"−": "-", "–": "-", "\u00a0": " ", "\u202f": " "})
+
+
+class _Normal(dict[int, str | None]):
+    """``str.translate`` table built on demand: one lookup per distinct non-ASCII character."""
+
+    def __missing__(self, code: int) -> str | None:
+        char = chr(code)
+        if code < 128:
+            mapped = char
+        elif char.isdecimal():
+            mapped = str(unicodedata.decimal(char))  # ４, ٤, ४, 𝟒: a decimal digit of a script
+        elif char in "−➖﹣－" or unicodedata.category(char) == "Pd":
+            mapped = "-"
+        elif char in "＋﹢➕":
+            mapped = "+"
+        elif unicodedata.category(char) in ("Zs", "Cf"):
+            mapped = " "  # a space, or an invisible character that must not join two tokens
+        elif not char.isnumeric() and len(folded := unicodedata.normalize("NFKC", char)) == 1:
+            mapped = (
+                folded if folded.isascii() else char
+            )  # ｍ, ｋ, Ｎ, ．, ％ read as m, k, N, ., %
+        else:
+            mapped = char
+        self[code] = mapped
+        return mapped
+
+
+_NORMAL = _Normal()
 
 
 class Number(NamedTuple):
@@ -54,15 +113,20 @@ class Number(NamedTuple):
     denominator: int
     finite: bool = True
     """False for nan, inf, division by zero and values beyond the float range."""
+    problem: str | None = None
+    """Why this token cannot be read as an exact value (``²``, ``42 million``, ``±4``); None when
+    it can. An unreadable token still counts toward "exactly one number"."""
 
     @property
     def value(self) -> Fraction | None:
-        """The exact value, or None when the number is non-finite."""
-        return Fraction(self.numerator, self.denominator) if self.finite else None
+        """The exact value, or None when the number is non-finite or unreadable."""
+        if not self.finite or self.problem is not None:
+            return None
+        return Fraction(self.numerator, self.denominator)
 
     def equals(self, expected: int | float) -> bool:
         """Exact for an int; at double precision for a float (the nearest double to the value)."""
-        if not self.finite:
+        if not self.finite or self.problem is not None:
             return False
         if isinstance(expected, int):
             return self.numerator == expected * self.denominator
@@ -79,8 +143,35 @@ class NumberProblem(ValueError):
 
 
 def normalize(text: str) -> str:
-    """Unicode minus and dashes become ``-``, no-break spaces become spaces (same length)."""
-    return text if text.isascii() else text.translate(_MINUSES)
+    """Digits of any script become ASCII digits, Unicode dashes and minus signs ``-``, Unicode
+    spaces and invisible format characters `` ``, and a character whose compatibility form is
+    one ASCII character (fullwidth ``ｍｉｌｌｉｏｎ``, ``．``, ``％``) that character; numeric
+    characters (``²``, ``½``) are kept, to be refused. The length is kept, so positions in the
+    result are positions in ``text``."""
+    return text if text.isascii() else text.translate(_NORMAL)
+
+
+def _unreadable(text: str, start: int, end: int, problem: str) -> Number:
+    return Number(text[start:end], start, end, 0, 1, True, problem)
+
+
+def _sign_problem(text: str, at: int) -> str | None:
+    """Why the sign or comparison ``text[at]`` before a number makes it inexact, if it does.
+
+    ``±4``, ``⁻4``, ``<4``, ``≥ 4``; the arrows ``->`` and ``=>`` are not comparisons.
+    """
+    char = text[at]
+    if char == ">" and at and text[at - 1] in "-=":
+        return None
+    return f"the sign or comparison {char!r} before it cannot be read exactly"
+
+
+def _detached(text: str, at: int) -> bool:
+    """Whether the ``+``/``-`` at ``text[at]``, written apart from the number after it, is a sign
+    (``= - 42``, ``- 42`` at the start) rather than an operator between two values (``3 - 4``)."""
+    while at and text[at - 1] in " \t":
+        at -= 1
+    return not at or not (text[at - 1].isalnum() or text[at - 1] in ")]}")
 
 
 def _parse(text: str, match: re.Match[str]) -> Number:
@@ -94,6 +185,18 @@ def _parse(text: str, match: re.Match[str]) -> Number:
     raw = text[start:end]
     if len(raw) > _MAX_CHARS:
         raise NumberProblem("malformed", f"a number of {len(raw)} characters is too long")
+    if sign is not None and start and text[start - 1] in "+-":
+        return _unreadable(text, start - 1, end, f"{text[start - 1 : end]!r} has two signs")
+    if start:
+        at = start - 1
+        while at and text[at] in " \t":  # usually none or one space
+            at -= 1
+        if text[at] in _UNREADABLE_SIGNS and (problem := _sign_problem(text, at)):
+            return _unreadable(text, start, end, f"{raw!r}: {problem}")
+        if text[at] in "+-" and sign is None and at < start - 1 and _detached(text, at):
+            return _unreadable(text, at, end, f"{text[at:end]!r}: a sign apart from its number")
+    if end < len(text) and text[end] == "+" and not text[end + 1 : end + 2].isdigit():
+        return _unreadable(text, start, end + 1, f"{raw + '+'!r} is a bound, not one value")
     num, exp, den = match.group("num", "exp", "den")
     if exp is None and den is None and num.isdigit() and len(num) < 300:  # the common case
         value = int(num)
@@ -135,8 +238,49 @@ def _parse(text: str, match: re.Match[str]) -> Number:
     return Number(raw, start, end, numerator, denominator)
 
 
-def find_numbers(text: str) -> list[Number]:
-    """Every number in ``text`` (already normalized), in order, units' digits absorbed."""
+def _numeric_characters(text: str) -> list[Number]:
+    """Runs of non-ASCII numeric characters (``²``, ``½``, ``①``, ``Ⅻ``, ``四十``): unreadable."""
+    found: list[Number] = []
+    start = -1
+    for index, char in enumerate(text):
+        numeric = not char.isascii() and char.isnumeric()
+        if numeric and start < 0:
+            start = index
+        elif not numeric and start >= 0:
+            found.append(_numeric_run(text, start, index))
+            start = -1
+    if start >= 0:
+        found.append(_numeric_run(text, start, len(text)))
+    return found
+
+
+def _numeric_run(text: str, start: int, end: int) -> Number:
+    return _unreadable(
+        text, start, end, f"{text[start:end]!r} cannot be read as an exact number here"
+    )
+
+
+def _owns_digits(unit: str) -> bool:
+    """True when pint reads ``unit`` (which holds exponent digits) as a unit."""
+    from assay.checks._units import parse_unit  # loads pint; only for units with exponents
+
+    return parse_unit(unit.strip()) is not None
+
+
+def _may_follow(text: str, end: int) -> bool:
+    """Whether a magnitude or a unit can start at ``text[end]`` (a letter, space, ``-``, ``%``...)."""
+    if end >= len(text):
+        return False
+    after = text[end]
+    return after.isalpha() or after in " \t-%°_" or after > "\x7f"
+
+
+def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
+    """Every number-like token in ``text`` (already normalized), in order.
+
+    ``magnitude_letters``: a letter suffix that can mean a magnitude (``42k``, ``42 M``) makes
+    the number unreadable. Pass False when the caller reads that suffix as a unit with pint.
+    """
     found: list[Number] = []
     position = 0
     while (digit := _DIGIT.search(text, position)) is not None:
@@ -147,28 +291,62 @@ def find_numbers(text: str) -> list[Number]:
         assert match is not None  # text[start] is a digit, or a "." before one
         found.append(_parse(text, match))
         position = match.end()
+    digits = len(found)
+    if not text.isascii():
+        found += _numeric_characters(text)
     lowered = text.lower()
     if "nan" in lowered or "inf" in lowered or "∞" in text:
         found += [
             Number(m.group(0), m.start(), m.end(), 0, 1, False) for m in _NONFINITE.finditer(text)
         ]
+    if not found:
+        return []  # spelled numbers alone: there is no number written in digits
+    if not _SPELLED_WORDS.isdisjoint(_WORD.findall(lowered)):  # a cheap test before the scan
+        found += [
+            _unreadable(text, m.start(), m.end(), f"{m.group(0)!r} is a number written in words")
+            for m in _SPELLED.finditer(text)
+        ]
+    if len(found) > digits:
         found.sort(key=lambda n: n.start)
-    if len(found) < 2:
-        return found
+    elif digits == 1 and not _may_follow(text, found[0].end):
+        return found  # the common case: one number, nothing after it to read
     kept: list[Number] = []
-    unit_end = -1
+    skip_until = -1
     for number in found:
-        if number.start < unit_end:
-            continue  # a digit inside the unit of the previous number (m^2, cm3)
+        if number.start < skip_until and number.end <= skip_until:
+            continue  # an exponent digit owned by the previous unit, or its magnitude word
+        skip_until = -1
+        if not number.text[-1:].isdigit():
+            kept.append(number)
+            continue
+        if not _may_follow(text, number.end):
+            kept.append(number)  # nothing after it can be a magnitude or a unit
+            continue
+        magnitude = _MAGNITUDE_WORD.match(text, number.end) or (
+            _MAGNITUDE_LETTER.match(text, number.end) if magnitude_letters else None
+        )
+        if magnitude is not None:
+            written = text[number.start : magnitude.end()]
+            kept.append(
+                _unreadable(
+                    text,
+                    number.start,
+                    magnitude.end(),
+                    f"{written!r} has a magnitude word or suffix",
+                )
+            )
+            skip_until = magnitude.end()
+            continue
         kept.append(number)
         unit = _UNIT_WORD.match(text, number.end)
-        unit_end = unit.end() if unit else -1
+        if unit is not None and _OWNED.search(unit.group(0)) and _owns_digits(unit.group(0)):
+            skip_until = unit.end()
     return kept
 
 
-def one_number(text: str) -> Number:
+def one_number(text: str, magnitude_letters: bool = True) -> Number:
     """The single number in ``text``, or NumberProblem saying why there is not exactly one."""
-    numbers = find_numbers(text)
+    numbers = find_numbers(text, magnitude_letters)
     if not numbers:
         raise NumberProblem("none", "no number found in the answer: write the value in digits")
     if len(numbers) > 1:
@@ -179,6 +357,8 @@ def one_number(text: str) -> Number:
             f"the answer contains {len(numbers)} numbers ({listed}): give exactly one",
             shown,
         )
+    if numbers[0].problem is not None:
+        raise NumberProblem("unreadable", f"{numbers[0].problem}: write one exact number in digits")
     return numbers[0]
 
 

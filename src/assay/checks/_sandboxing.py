@@ -11,14 +11,14 @@ from assay.sandbox import Limits, RunResult, Sandbox, StagingTooLarge, snapshot
 from assay.status import Outcome
 
 
-@lru_cache(maxsize=2)
-def _default_sandbox(allow_unisolated: bool) -> Sandbox:
-    return Sandbox(allow_unisolated=allow_unisolated)
+@lru_cache(maxsize=4)
+def _default_sandbox(allow_unisolated: bool, cgroup_parent: str) -> Sandbox:
+    return Sandbox(allow_unisolated=allow_unisolated, cgroup_parent=cgroup_parent)
 
 
 def sandbox_for(ctx: CheckContext) -> Sandbox:
     """The context's sandbox, or the default one for its config."""
-    return ctx.sandbox or _default_sandbox(ctx.config.allow_unisolated)
+    return ctx.sandbox or _default_sandbox(ctx.config.allow_unisolated, ctx.config.cgroup_parent)
 
 
 def staged_workspace(ctx: CheckContext, scratch: Path) -> Path | Outcome:
@@ -39,25 +39,30 @@ _LIMIT_WORDS = {
     "memory": "the memory limit ({memory_mb} MiB)",
     "processes": "the process limit ({processes})",
     "output": "the output limit (a flood past {output_kb} KiB x 64)",
-    "file_size": "the file-size limit ({file_mb} MiB)",
-    "scratch": "the size of its scratch space ({scratch_mb} MiB)",
 }
 
 
 def limits_outcome(
     result: RunResult, limits: Limits, limits_are_rules: bool, evidence: dict[str, Any]
 ) -> Outcome | None:
-    """The outcome for a run that hit a limit, or None when it did not."""
+    """The outcome for a run that hit a limit, or None when it did not.
+
+    ``result.limit`` is only ever what the sandbox's parent observed (its clock, the cgroup's
+    counters, the output it counted), never what the run printed. With ``limits_are_rules``
+    every limit refutes, the wall clock included: a policy that knows its answer is wrong would
+    otherwise learn to stall or to blow a limit to have the episode masked. Without it, a limit
+    is inconclusive (the work was not judged).
+    """
     if result.limit is None:
         return None
-    evidence = {**evidence, "limit": result.limit}
+    evidence = {**evidence, "limit": result.limit, "memory_limit": result.memory_limit}
     if result.limit == "time":
-        return Outcome.inconclusive(
-            f"timed out after {limits.timeout:g}s; the whole sandbox was killed", evidence
-        )
-    words = _LIMIT_WORDS[result.limit].format(**limits.model_dump())
+        detail = f"timed out after {limits.timeout:g}s; the whole sandbox was killed"
+    else:
+        words = _LIMIT_WORDS[result.limit].format(**limits.model_dump())
+        if result.limit == "memory":
+            words += f", enforced by {result.memory_limit}"
+        detail = f"the checked code hit {words}"
     if limits_are_rules:
-        return Outcome.refuted(
-            f"the checked code hit {words}, which this check's rules forbid", evidence
-        )
-    return Outcome.inconclusive(f"the checked code hit {words}", evidence)
+        return Outcome.refuted(f"{detail}; this check's rules forbid hitting a limit", evidence)
+    return Outcome.inconclusive(detail, evidence)

@@ -2,7 +2,14 @@
 
 Python's ``==`` says ``True == 1 == 1.0`` and ``[1, True] == [1, 1]``; a reward built on it pays
 for the wrong type. Here two values are equal only when they have the same type at every level
-(dict keys included) and then compare equal. NaN equals nothing, itself included.
+(dict keys included) and then compare equal. A non-finite float (NaN, infinity) equals nothing,
+itself included: ``1e999`` and ``1e400`` both overflow to infinity, and must not match.
+
+Strict JSON refuses what plain ``json`` quietly turns into a different value: ``NaN`` and
+``Infinity``, a number literal beyond the float range (``1e999`` would become infinity), a
+non-zero literal that underflows to ``0.0`` (``1e-999``), an integer too long to convert, and
+duplicate keys. Every JSON assay reads (task files, answers, workspace files, checker output,
+``assay verify`` inputs) goes through ``loads_strict``.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ def strict_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
                 return False
             stack.extend(zip(a, b, strict=True))
         elif isinstance(a, float):
-            if math.isnan(a) or a != b:
+            if not math.isfinite(a) or a != b:
                 return False
         elif a != b:
             return False
@@ -66,6 +73,19 @@ def _refuse_constant(name: str) -> Any:
     raise StrictJSONError(f"{name} is not a JSON value")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise StrictJSONError(f"the number {_clip(text)} is beyond the float range")
+    if value == 0 and any(c in "123456789" for c in text.partition("e")[0].partition("E")[0]):
+        raise StrictJSONError(f"the number {_clip(text)} underflows to 0.0")
+    return value
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -78,13 +98,20 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def loads_strict(text: str | bytes) -> Any:
     """Parse JSON, refusing NaN/Infinity and duplicate keys, which plain ``json`` accepts."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+        return json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_no_duplicates,
+        )
     except StrictJSONError:
         raise
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except (UnicodeDecodeError, RecursionError) as exc:
         raise StrictJSONError(type(exc).__name__) from None
+    except ValueError as exc:  # an integer literal past Python's digit limit
+        raise StrictJSONError(f"a number cannot be read: {_clip(str(exc))}") from None
 
 
 def describe(value: Any) -> str:

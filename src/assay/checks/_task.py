@@ -16,8 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay._config import Config
+from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import InvalidInput
+from assay._files import read_regular
 from assay.checks._context import CheckContext, Receipt
 from assay.checks._engine import Check, build_checks, run_checks, spec_error
 from assay.checks._strict import StrictJSONError, loads_strict
@@ -75,10 +76,7 @@ def parse_task(
 def load_task(path: str | Path, config: Config | None = None) -> Task:
     """Read and validate a task file; InvalidInput names the file and what is wrong with it."""
     path = Path(path)
-    try:
-        text = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput(f"cannot read: {exc.strerror}", where=str(path)) from None
+    text = read_regular(path, (config or DEFAULT_CONFIG).max_file_bytes, "task file")
     try:
         data = loads_strict(text)
     except StrictJSONError as exc:

@@ -4,6 +4,12 @@ pint is imported lazily (it costs ~0.4 s once) and every parse and conversion fa
 so a unit check costs a dictionary lookup after the first answer. Text from the answer is only
 handed to pint when it matches a narrow unit grammar: pint evaluates exponents, and
 ``m^(10^10^10)`` must never reach it.
+
+pint is third-party code reading text the candidate wrote, and it raises more than its own errors
+(``m^0`` raises KeyError, a temperature difference against a temperature DimensionalityError). So
+every failure while parsing an answer's unit means "not a unit this verifier reads", and every
+failure while converting means "not convertible": both are findings about the answer (the answer
+must give the value in a unit convertible to the author's), never an ``error`` outcome.
 """
 
 from __future__ import annotations
@@ -38,11 +44,10 @@ def parse_unit(text: str) -> Any | None:
     text = text.strip()
     if not text or len(text) > 40 or not _SAFE_UNIT.fullmatch(text):
         return None
-    import pint
-
     try:
         unit = registry().parse_units(text)
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, SyntaxError):
+        registry().Quantity(1, unit).to_base_units()  # units pint parses but cannot use
+    except Exception:  # pint on candidate text: any failure means "not a unit we read"
         return None
     return unit
 
@@ -71,6 +76,13 @@ def unit_after(text: str, start: int) -> tuple[str, Any] | None:
     return None
 
 
+def _finite(number: Any, source: Any, target: Any) -> Fraction:
+    value = float(number)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise UnitProblem(f"converting {source} to {target} gives a non-finite value")
+    return Fraction(repr(value))
+
+
 @lru_cache(maxsize=4096)
 def _factor(source: Any, target: Any) -> tuple[Fraction, bool] | None:
     """Multiplier from ``source`` to ``target`` and whether it is exact, or None (offset units)."""
@@ -80,19 +92,33 @@ def _factor(source: Any, target: Any) -> tuple[Fraction, bool] | None:
     if reg.Quantity(0, source).to(target).magnitude != 0:
         return None  # an offset scale (degC, degF): convert each value on its own
     factor = reg.Quantity(1, source).to(target).magnitude
-    return Fraction(repr(float(factor))), source == target
+    return _finite(factor, source, target), source == target
 
 
 @lru_cache(maxsize=4096)
 def same_dimension(source: Any, target: Any) -> bool:
-    return bool(registry().Quantity(1, source).is_compatible_with(target))
+    try:
+        return bool(registry().Quantity(1, source).is_compatible_with(target))
+    except Exception:  # see the module docstring: pint on candidate text
+        return False
 
 
 def convert(value: Fraction, source: Any, target: Any) -> tuple[Fraction, bool]:
-    """``value`` in ``source`` expressed in ``target``; the flag says the result is exact."""
-    factor = _factor(source, target)
-    if factor is not None:
-        multiplier, exact = factor
-        return value * multiplier, exact
-    converted = registry().Quantity(float(value), source).to(target).magnitude
-    return Fraction(repr(float(converted))), False
+    """``value`` in ``source`` expressed in ``target``; the flag says the result is exact.
+
+    UnitProblem when pint cannot convert (``delta_degC`` to ``degC``: a temperature difference
+    is not a temperature), whatever pint raised.
+    """
+    try:
+        factor = _factor(source, target)
+        if factor is not None:
+            multiplier, exact = factor
+            return value * multiplier, exact
+        converted = registry().Quantity(float(value), source).to(target).magnitude
+        return _finite(converted, source, target), False
+    except UnitProblem:
+        raise
+    except Exception as exc:  # see the module docstring: pint on candidate text
+        raise UnitProblem(
+            f"{source} cannot be converted to {target} ({type(exc).__name__})"
+        ) from None

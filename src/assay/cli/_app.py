@@ -6,6 +6,7 @@ stderr naming the file and field. Domain logic lives in the library, never here.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,9 +15,17 @@ import typer
 
 from assay._config import Config
 from assay._errors import AssayError, InvalidInput, exit_code
+from assay._files import read_regular_text
 from assay.checks import all_kinds, check_task, score_answers
 from assay.checks._strict import StrictJSONError, loads_strict
-from assay.cli._render import kinds_markdown, print_conformance, print_kinds, print_report
+from assay.cli._render import (
+    kinds_markdown,
+    print_conformance,
+    print_kinds,
+    print_report,
+    terminal_safe,
+)
+from assay.status import Outcome, Report, combine
 
 app = typer.Typer(
     name="assay",
@@ -28,7 +37,25 @@ app = typer.Typer(
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"assay: error: {message}", err=True)
+    typer.echo(f"assay: error: {terminal_safe(message)}", err=True)
+
+
+# Left as \u escapes in printed JSON: lone surrogates (not encodable), C1 controls (a terminal
+# acts on them), line and paragraph separators and bidi controls. JSON already escapes C0.
+_ESCAPED = re.compile(
+    "[\ud800-\udfff\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def _emit(record: Any) -> None:
+    """Print one JSON line; encodable and terminal-inert whatever strings ``record`` holds."""
+    text = json.dumps(record, ensure_ascii=False, default=repr)
+    typer.echo(_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+def _failed_report(exc: Exception) -> Report:
+    """The report of a task assay failed on: status error, so the other tasks still report."""
+    return combine([Outcome.error(f"assay failed on this task: {type(exc).__name__}: {exc}")])
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -70,22 +97,30 @@ def check(
     answer = None
     if answer_file is not None:
         try:
-            answer = answer_file.read_text(encoding="utf-8")
+            answer = read_regular_text(answer_file, config.max_file_bytes, "answer file")
         except (OSError, UnicodeDecodeError) as exc:
             _fail(f"{answer_file}: cannot read the answer file: {exc}")
             raise typer.Exit(2) from None
     worst = 0
-    for task in tasks:
+    for task in tasks:  # one task never takes another down: each is caught on its own
         try:
             report = check_task(task, answer=answer, config=config)
         except AssayError as exc:
             _fail(str(exc))
             worst = max(worst, exit_code(exc))
             continue
-        if human:
-            print_report(str(task), report)
-        else:
-            typer.echo(json.dumps({"task": str(task), **report.to_json()}, ensure_ascii=False))
+        except Exception as exc:
+            _fail(f"{task}: internal error: {type(exc).__name__}: {exc}")
+            report, worst = _failed_report(exc), max(worst, 1)
+        try:
+            if human:
+                print_report(str(task), report)
+            else:
+                _emit({"task": str(task), **report.to_json()})
+        except Exception as exc:  # printing must not lose the reports still to come
+            _fail(f"{task}: internal error: {type(exc).__name__}: {exc}")
+            _emit({"task": str(task), **_failed_report(exc).to_json()})
+            worst = max(worst, 1)
     if worst:
         raise typer.Exit(worst)
 
@@ -227,7 +262,7 @@ def hole_fill(
     except AssayError as exc:
         _fail(f"{file}: {exc}")
         raise typer.Exit(exit_code(exc)) from None
-    typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
+    _emit(result.to_json())
 
 
 @hole_app.command("goal")
@@ -255,7 +290,7 @@ def hole_goal(
     except AssayError as exc:
         _fail(str(exc))
         raise typer.Exit(exit_code(exc)) from None
-    typer.echo(json.dumps(answer, ensure_ascii=False))
+    _emit(answer)
 
 
 def _judgment_cache() -> Any:

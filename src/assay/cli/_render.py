@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -11,10 +12,12 @@ from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from assay.checks import Kind
 from assay.sandbox._conform import FixtureResult
 from assay.status import Report, Status
+from assay.status._clean import clean_text
 
 _STYLE = {
     Status.VERIFIED: "green",
@@ -24,15 +27,41 @@ _STYLE = {
 }
 
 
+# Terminal control sequences: CSI (7-bit and 8-bit), OSC/DCS/SOS/PM/APC strings (up to their
+# terminator, or the end of the text when unterminated), and two-character ESC sequences.
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -~]?"
+)
+# What is left that a terminal acts on: C0 controls but tab and newline, DEL, C1 controls, and
+# the bidirectional overrides that reorder what is shown.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` as it may be shown in a terminal: escape sequences removed, any other control
+    character (``\\r``, backspace, bidi overrides) shown as U+FFFD, so text the candidate or a
+    checker wrote can neither restyle the screen nor overwrite or hide what assay printed. Lone
+    surrogates become U+FFFD too, so the text can always be written out."""
+    text = clean_text(text)
+    if text.isprintable() or all(c.isprintable() or c in "\n\t" for c in text):
+        return text
+    return _CONTROLS.sub("\ufffd", _ESCAPES.sub("", text.replace("\r\n", "\n")))
+
+
 def print_report(title: str, report: Report) -> None:
-    table = Table(title=title, show_lines=False, expand=False)
+    table = Table(title=escape(terminal_safe(title)), show_lines=False, expand=False)
     table.add_column("kind")
     table.add_column("status")
     table.add_column("detail", overflow="fold")
     for outcome in report.outcomes:
         style = _STYLE[outcome.status]
+        # Text, not markup: nothing in a detail is read as rich markup or emoji codes.
         table.add_row(
-            outcome.kind or "", f"[{style}]{outcome.status.label}[/]", escape(outcome.detail)
+            Text(outcome.kind or ""),
+            f"[{style}]{outcome.status.label}[/]",
+            Text(terminal_safe(outcome.detail)),
         )
     console = Console()
     console.print(table)
@@ -125,7 +154,13 @@ def print_conformance(results: Sequence[FixtureResult]) -> None:
         table.add_column(column, overflow="fold")
     for r in results:
         mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
-        table.add_row(escape(r.name), r.expected, r.got, mark, escape(r.detail))
+        table.add_row(
+            Text(terminal_safe(r.name)),
+            Text(r.expected),
+            Text(terminal_safe(r.got)),
+            mark,
+            Text(terminal_safe(r.detail)),
+        )
     console = Console()
     console.print(table)
     passed = sum(r.passed for r in results)

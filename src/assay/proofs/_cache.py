@@ -1,58 +1,67 @@
-"""The judgment cache: a verdict is a pure function of the exact bytes, toolchain and flags.
+"""The judgment cache: a verdict is a pure function of the exact bytes, toolchain, flags and limits.
 
-Keyed by the sha256 of every checked file's bytes, the toolchain's version, the flags and the
-library's identity; a hit returns the stored verdict marked ``cached`` without spawning anything.
-Only definite verdicts (checks / does not check) are stored, never a timeout or a machine failure.
+The key is the sha256 of one canonical encoding of every component (:func:`cache_key`): each
+checked file's name and sha256, and every keyword the judge passes (language, toolchain
+version and library identity, flags, steps, allowed axioms as a list, the run's limits, the
+isolation). A hit returns the stored verdict marked ``cached`` without spawning anything.
+
+Only clean judgments are stored: the file checks, or it does not, with an exit code and no limit
+hit. A timeout, an out-of-memory, any limit, or a machine failure is never stored, so a verdict
+that a limit caused can never come back as a finding about the work (and the limits are in the
+key besides). Entries are signed (:mod:`assay._signed`): a forged, tampered or foreign entry is
+a miss and is removed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from assay._signed import SignedStore, canonical_digest, default_cache_dir
 from assay.proofs._verdict import Verdict
 
-
-def cache_key(
-    files: Mapping[str, bytes], version: str, flags: Sequence[str], library: str, extra: str = ""
-) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
-    for part in (version, "\0".join(flags), library, extra):
-        digest.update(b"\1" + part.encode())
-    return digest.hexdigest()
+KEY_SCHEMA = "assay.judgment-key/2"
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "assay" / "judgments"
+def cache_key(files: Mapping[str, bytes], **parts: object) -> str:
+    """sha256 of the canonical JSON of the files' hashes and every named part (JSON values)."""
+    hashes = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    return canonical_digest({"schema": KEY_SCHEMA, "files": hashes, "parts": parts})
+
+
+def cacheable(verdict: Verdict) -> bool:
+    """A clean green/red judgment: the file checks or does not, it exited, no limit was hit."""
+    return (
+        verdict.finding in ("checks", "does_not_check")
+        and verdict.limit is None
+        and verdict.exit_code is not None
+        and not verdict.cached
+    )
 
 
 class JudgmentCache:
-    """A folder of verdicts, one JSON file per key, written atomically."""
+    """A folder of signed verdicts, one file per key, written atomically (folders 0700)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, folder: Path | None = None, key_file: Path | None = None) -> None:
         self.folder = folder or default_cache_dir()
+        self.store = SignedStore(self.folder, "judgment", key_file)
 
     def get(self, key: str) -> Verdict | None:
-        path = self.folder / key[:2] / f"{key}.json"
-        try:
-            data = json.loads(path.read_text())
-            return Verdict.model_validate(data).model_copy(update={"cached": True})
-        except (OSError, ValueError):
+        payload = self.store.get(key)
+        if payload is None:
             return None
+        try:
+            verdict = Verdict.model_validate(payload)
+        except ValidationError:
+            verdict = None
+        if verdict is None or not cacheable(verdict):
+            self.store.remove(key)
+            return None
+        return verdict.model_copy(update={"cached": True})
 
     def put(self, key: str, verdict: Verdict) -> None:
-        if verdict.finding == "machinery" or verdict.limit is not None:
-            return
-        folder = self.folder / key[:2]
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(handle, "w") as out:
-            out.write(verdict.model_dump_json())
-        os.replace(temporary, folder / f"{key}.json")
+        if cacheable(verdict):
+            self.store.put(key, verdict.model_dump(mode="json"))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from assay._errors import InvalidInput
 from assay.proofs._cache import JudgmentCache
 from assay.proofs._holes import HoleResult, classify, fill, hole_span, refused
 from assay.proofs._judges import judge, plan_for
+from assay.proofs._paths import read_source
 from assay.sandbox import Limits, Sandbox
 
 
@@ -25,10 +27,14 @@ def fill_hole(
 ) -> HoleResult:
     """Judge ``candidate`` in the Agda hole at ``line``:``column`` of ``obligation``.
 
-    Raises HoleNotFound (no hole there) and ToolchainMissing; every other outcome, a refusal
-    included, is a HoleResult. The obligation file is only read.
+    Raises HoleNotFound (no hole there), InvalidInput (the obligation is not a regular UTF-8
+    file of at most 4 MiB) and ToolchainMissing; every other outcome, a refusal included, is a
+    HoleResult. The obligation file is only read.
     """
-    text = Path(obligation).read_text(encoding="utf-8")
+    try:
+        text = read_source(Path(obligation)).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("not UTF-8 text", where=str(obligation)) from None
     span = hole_span(text, line, column)
     shapes = refused(candidate)
     if shapes:

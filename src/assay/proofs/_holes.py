@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from assay._errors import InvalidInput
+from assay.proofs._agda_lex import AgdaLexError, Token, normalise, tokens
 from assay.proofs._languages import agda_remaining_holes
 from assay.proofs._scan import agda_candidate_refusals
 
@@ -26,31 +27,47 @@ class HoleNotFound(InvalidInput):
 
 
 def _offset(text: str, line: int, column: int) -> int:
-    lines = text.split("\n")
+    """The offset in ``text`` of Agda's ``line``:``column`` (counted after Agda's line-ending
+    conversion, as Agda reports positions)."""
+    normal, origin = normalise(text)
+    lines = normal.split("\n")
     if not 1 <= line <= len(lines) or not 1 <= column <= len(lines[line - 1]) + 1:
         raise HoleNotFound(f"line {line}, column {column} is outside the file")
-    return sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
+    offset = sum(len(x) + 1 for x in lines[: line - 1]) + column - 1
+    return offset if origin is None else origin[offset]
+
+
+def _agda_tokens(text: str) -> list[Token]:
+    try:
+        return tokens(text)
+    except AgdaLexError as exc:
+        raise HoleNotFound(f"the file does not read as Agda: {exc}") from None
 
 
 def hole_span(text: str, line: int, column: int) -> tuple[int, int]:
-    """The (start, end) of the hole that opens at ``line``:``column``."""
+    """The (start, end) of the hole (``{! !}``, nested ones included, or ``?``) that opens at
+    ``line``:``column``, found among Agda's own tokens (never inside a comment or a string)."""
     start = _offset(text, line, column)
-    match = _HOLE.match(text, start)
-    if match is not None:
-        return match.span()
-    if text.startswith("?", start) and (start == 0 or not text[start - 1].isalnum()):
-        end = start + 1
-        if end == len(text) or text[end] in " \t\n)":
-            return start, end
+    for token in _agda_tokens(text):
+        if token.start == start and (token.kind == "hole" or token.text == "?"):
+            return token.start, token.end
     raise HoleNotFound(f"no hole ({{! !}} or ?) opens at line {line}, column {column}")
 
 
-def only_hole(text: str) -> tuple[int, int]:
-    """The span of the obligation's single ``{! !}`` hole."""
-    holes = list(_HOLE.finditer(text))
-    if len(holes) != 1:
-        raise HoleNotFound(f"an obligation must have exactly one {{! !}} hole; it has {len(holes)}")
-    return holes[0].span()
+def only_hole(text: str, agda: bool = False) -> tuple[int, int]:
+    """The span of the obligation's single ``{! !}`` hole.
+
+    For Agda (``agda=True``) the hole is one of Agda's tokens, so a ``{!`` in a comment or a
+    string is not a hole and nested holes are one; Coq and Lean obligations use the marker as
+    plain text.
+    """
+    if agda:
+        spans = [(t.start, t.end) for t in _agda_tokens(text) if t.kind == "hole"]
+    else:
+        spans = [m.span() for m in _HOLE.finditer(text)]
+    if len(spans) != 1:
+        raise HoleNotFound(f"an obligation must have exactly one {{! !}} hole; it has {len(spans)}")
+    return spans[0]
 
 
 def fill(text: str, span: tuple[int, int], candidate: str, parenthesize: bool = True) -> str:

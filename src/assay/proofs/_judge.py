@@ -2,23 +2,39 @@
 
 The sources are written into a fresh scratch folder (mounted at /proof, writable, owned by the
 sandbox user) with no compiled interface of the candidate in it, so the candidate is always
-checked from source. The toolchain and its library are read-only (they live under /usr).
+checked from source. The toolchain and its library are read-only (they live under /usr). The
+folder is a size- and entry-capped tmpfs (``CappedFolder``) when assay runs as root, so what the
+toolchain writes there (interfaces, compiled files) cannot fill the host's disk.
+
+Staging writes only under the scratch folder, whatever the file names say: every name is checked
+(``_paths.path_problem``: a plain relative name in the language's grammar) and every folder and
+file is created relative to an open folder descriptor with ``O_NOFOLLOW`` (``openat``-style), so
+neither an absolute or ``..`` name nor a symbolic link can lead a write elsewhere. The scratch
+folder is created private to assay and handed to the sandbox user only after staging.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay._errors import SandboxUnavailable
+from assay.proofs._paths import UnsafePath, path_problem
 from assay.sandbox import Limits, Mount, RunResult, Sandbox
-from assay.sandbox._staging import writable_by_sandbox
+from assay.sandbox._folders import CappedFolder, FolderError, remove_tree
+from assay.sandbox._staging import SANDBOX_UID
 
 WORKDIR = "/proof"
 INTERFACE_SUFFIXES = (".agdai", ".vo", ".vos", ".vok", ".glob", ".olean", ".ilean")
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -30,12 +46,91 @@ class Batch:
     """Relative path -> sha256 of every staged source."""
 
 
+def _hand_over(fd: int, mode: int) -> None:
+    """Give one staged folder or file to the sandbox user (by descriptor: no path is followed)."""
+    os.fchmod(fd, mode)
+    if os.geteuid() == 0:
+        os.fchown(fd, SANDBOX_UID, SANDBOX_UID)
+
+
+def _write(root: int, name: str, data: bytes) -> None:
+    problem = path_problem(name)
+    if problem is not None:
+        raise UnsafePath(f"refused to stage {problem}")
+    *folders, leaf = name.split("/")
+    opened: list[int] = []
+    try:
+        at = root
+        for folder in folders:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder, 0o700, dir_fd=at)
+            at = os.open(folder, _DIR_FLAGS, dir_fd=at)
+            opened.append(at)
+            _hand_over(at, 0o755)
+        try:
+            fd = os.open(leaf, _FILE_FLAGS, 0o600, dir_fd=at)
+        except FileExistsError:
+            if stat.S_ISDIR(os.stat(leaf, dir_fd=at, follow_symlinks=False).st_mode):
+                raise
+            os.unlink(leaf, dir_fd=at)  # removes a link itself, never what it points to
+            fd = os.open(leaf, _FILE_FLAGS, 0o600, dir_fd=at)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            _hand_over(fd, 0o644)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise UnsafePath(f"refused to stage {name[:120]!r}: {exc.strerror}") from None
+    finally:
+        for fd in reversed(opened):
+            os.close(fd)
+
+
 def stage(folder: Path, files: Mapping[str, bytes]) -> None:
-    for name, data in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    writable_by_sandbox(folder)
+    """Write ``files`` under ``folder`` only, then hand ``folder`` to the sandbox user.
+
+    Raises UnsafePath for a name that is not a plain relative source name (plans refuse such
+    names first, so this is the second line) or that meets a link or folder on the way.
+    """
+    root = os.open(folder, _DIR_FLAGS)
+    try:
+        for name, data in files.items():
+            _write(root, name, data)
+        _hand_over(root, 0o755)
+    finally:
+        os.close(root)
+
+
+SCRATCH_BYTES = 512 * 1024 * 1024
+SCRATCH_ENTRIES = 20_000
+
+
+def scratch(parent: Path) -> CappedFolder:
+    """The folder a judgment (or a lane) writes: a size- and entry-capped tmpfs as root, inside
+    ``parent`` (private to assay, so nothing else can reach it before the sandbox starts)."""
+    owner = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+    try:
+        return CappedFolder(parent / "work", SCRATCH_BYTES, SCRATCH_ENTRIES, owner)
+    except FolderError as exc:
+        raise SandboxUnavailable(str(exc)) from None
+
+
+def clear(folder: Path) -> None:
+    """Remove everything inside ``folder`` (links themselves, never what they point to)."""
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            remove_tree(Path(entry.path))  # iterative: any depth
+        else:
+            os.unlink(entry.path)
+
+
+def _has_interfaces(folder: Path) -> bool:
+    for _, _, names in os.walk(folder):  # os.walk does not follow links into folders
+        if any(name.endswith(INTERFACE_SUFFIXES) for name in names):
+            return True
+    return False
 
 
 def run_batch(
@@ -43,21 +138,26 @@ def run_batch(
     files: Mapping[str, bytes],
     steps: Sequence[Sequence[str]],
     limits: Limits,
+    read_only: Sequence[str] = (),
 ) -> Batch:
-    """Run each step in order (stopping at the first that does not exit 0) over ``files``."""
-    with tempfile.TemporaryDirectory(prefix="assay-proof-") as name:
-        folder = Path(name)
+    """Run each step in order (stopping at the first that does not exit 0) over ``files``.
+
+    ``read_only``: host folders the steps also see, read-only at the same path (a toolchain
+    installed outside /usr, e.g. Lean's under ``~/.elan``)."""
+    with tempfile.TemporaryDirectory(prefix="assay-proof-") as name, scratch(Path(name)) as capped:
+        folder = capped.path
         stage(folder, files)
-        from_source = not any(
-            p.suffix in INTERFACE_SUFFIXES for p in folder.rglob("*") if p.is_file()
-        )
+        from_source = not _has_interfaces(folder)
         runs: list[RunResult] = []
         start = time.monotonic()
         for step in steps:
             run = sandbox.run(
                 list(step),
                 cwd=WORKDIR,
-                mounts=[Mount(folder, WORKDIR, writable=True)],
+                mounts=[
+                    Mount(folder, WORKDIR, writable=True),
+                    *(Mount(Path(path), path) for path in read_only),
+                ],
                 limits=limits,
                 untrusted=True,
             )

@@ -1,30 +1,39 @@
-"""``judge``: refuse the cheating shapes, then one batch judgment (or a cached verdict)."""
+"""``judge``: refuse the cheating shapes, then one batch judgment (or a cached verdict).
+
+The batch is read by ``_reading`` (checks, does not check, a limit, or a broken toolchain).
+Two things only the judge can settle, because they need more runs: a limit that only the
+toolchain's text suggests is believed only when one re-run with larger limits checks (so text a
+wrong proof prints never makes it inconclusive); and a toolchain that broke on the candidate's
+files is the candidate's finding (``crashed``, refuted) when a known-good canary still checks on
+the same toolchain and limits, else assay's ``error``. Neither a re-run nor a crash is cached.
+"""
 
 from __future__ import annotations
 
+import resource
+import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from assay._errors import ToolchainMissing
 from assay.proofs import _scan, _toolchain
 from assay.proofs._cache import JudgmentCache, cache_key
+from assay.proofs._canary import canary_checks
 from assay.proofs._judge import WORKDIR, run_batch
 from assay.proofs._languages import (
-    LEAN_STANDARD_AXIOMS,
+    COQ_TRUSTED,
     WRAPPER,
     Plan,
     agda_plan,
-    coq_assumptions,
     coq_plan,
-    lean_assumptions,
     lean_plan,
 )
-from assay.proofs._verdict import Finding, Verdict
+from assay.proofs._reading import Reading, read_batch
+from assay.proofs._verdict import Verdict
 from assay.sandbox import Limits, Sandbox
 
 Language = Literal["agda", "coq", "lean"]
-AGDA_DOES_NOT_CHECK = 42
 
 
 @dataclass(frozen=True)
@@ -39,7 +48,7 @@ class Judgment:
 def toolchain_for(language: Language) -> _toolchain.Toolchain:
     found = {"agda": _toolchain.agda, "coq": _toolchain.coq, "lean": _toolchain.lean}[language]()
     if found is None:
-        binary = {"agda": "agda", "coq": "coqc", "lean": "lake"}[language]
+        binary = {"agda": "agda", "coq": "coqc or coqchk", "lean": "lake"}[language]
         raise ToolchainMissing(
             f"{binary} is not installed on this machine, so {language} proofs cannot be judged here"
         )
@@ -95,39 +104,24 @@ def judge(
     toolchain = toolchain_for(language)
     key = cache_key(
         plan.files,
-        toolchain.version,
-        plan.flags,
-        toolchain.library,
-        ",".join(sorted(allowed_axioms)),
+        language=language,
+        binary=toolchain.binary,
+        version=toolchain.version,
+        library=toolchain.library,
+        flags=list(plan.flags),
+        steps=[list(step) for step in plan.steps],
+        allowed_axioms=sorted(set(allowed_axioms)),
+        limits=limits.model_dump(mode="json"),
+        isolation=sandbox.isolation,
     )
     if cache is not None and (hit := cache.get(key)) is not None:
         return Judgment(plan, hit, [])
-    batch = run_batch(sandbox, plan.files, plan.steps, limits)
-    last = batch.runs[-1]
-    output = "\n".join(run.output for run in batch.runs)
-    finding: Finding
-    if last.limit is not None or last.exit_code is None:
-        finding = "machinery"
-    elif last.exit_code == 0 and len(batch.runs) == len(plan.steps):
-        finding = "checks"
-    elif language == "agda":
-        finding = "does_not_check" if last.exit_code == AGDA_DOES_NOT_CHECK else "machinery"
-    else:
-        finding = "does_not_check" if last.exit_code == 1 else "machinery"
-    assumptions: list[str] = []
-    green = finding == "checks"
-    if green and language in ("coq", "lean"):
-        read = coq_assumptions(last.output) if language == "coq" else lean_assumptions(last.output)
-        allowed = set(allowed_axioms) | (set(LEAN_STANDARD_AXIOMS) if language == "lean" else set())
-        if read is None:
-            assumptions, green = ["the assumption audit printed nothing readable"], False
-        else:
-            assumptions = read
-            green = all(axiom in allowed for axiom in read)
+    reading = _judged(language, toolchain, plan, sandbox, limits, allowed_axioms)
+    batch, last = reading.batch, reading.last
     verdict = Verdict(
         language=language,
-        finding=finding,
-        green=green,
+        finding=reading.finding,
+        green=reading.green,
         exit_code=last.exit_code,
         steps=[list(step) for step in plan.steps],
         binary=toolchain.binary,
@@ -138,15 +132,106 @@ def judge(
         sources=_sources(plan),
         checked_from_source=batch.checked_from_source,
         elapsed_ms=batch.elapsed_ms,
-        diagnostics=_diagnostics(output),
-        assumptions=assumptions,
+        diagnostics=_diagnostics("\n".join(run.output for run in batch.runs)),
+        assumptions=reading.assumptions,
         meaning=plan.meaning,
         isolation=last.isolation,
-        limit=last.limit,
+        limit=reading.limit,
+        reason=reading.reason,
     )
-    if cache is not None:
-        cache.put(key, verdict)
+    if cache is not None and not reading.rerun:
+        cache.put(key, verdict)  # the cache itself keeps only clean checks / does-not-check
     return Judgment(plan, verdict, [])
+
+
+RERUN_FACTOR = 4
+RERUN_MEMORY_CEILING_MB = 8192
+"""A re-run to confirm a memory limit never asks for more than this (or the task's own limit)."""
+RERUN_STACK_BYTES = 1 << 30
+
+
+def _judged(
+    language: Language,
+    toolchain: _toolchain.Toolchain,
+    plan: Plan,
+    sandbox: Sandbox,
+    limits: Limits,
+    allowed_axioms: Sequence[str],
+) -> Reading:
+    """Run the plan and read it; confirm a suggested limit by one larger run; consult the canary
+    when the toolchain broke. A wrong proof can only end refuted (or, like any work, stopped by
+    a limit the parent itself observed): text alone never makes a failure inconclusive."""
+    first = read_batch(
+        language,
+        plan,
+        run_batch(sandbox, plan.files, plan.commands(), limits, plan.mounts),
+        allowed_axioms,
+    )
+    reading, canary_limits = first, limits
+    if first.suggested:
+        larger = _raised(limits)
+        again = read_batch(
+            language,
+            plan,
+            run_batch(sandbox, plan.files, _with_stack(plan.commands()), larger, plan.mounts),
+            allowed_axioms,
+        )
+        if again.finding == "checks" and again.green:
+            what = f"{larger.memory_mb} MiB and a larger stack"
+            why = f"{first.reason}; it checks with {what}, so only the limits stopped it"
+            return replace(
+                first, batch=again.batch, assumptions=again.assumptions, reason=why, rerun=True
+            )
+        if not (again.broke or again.suggested):
+            return replace(again, rerun=True)  # a finding at larger limits (not cached)
+        # The same failure with room to spare: the canary runs with that room too, so only
+        # limits too small for any proof (not text the candidate printed) end inconclusive.
+        reading, canary_limits = replace(again, rerun=True), larger
+    if not (reading.broke or reading.suggested):
+        return reading
+    if canary_checks(language, toolchain, sandbox, canary_limits):
+        repeated = " (and again with larger limits)" if reading.rerun else ""
+        why = (
+            f"the {language} toolchain failed on these files ({reading.reason}){repeated} while a "
+            "known-good proof checks on the same toolchain and limits: a proof the checker "
+            "cannot check is not a proof"
+        )
+        return replace(reading, finding="crashed", limit=None, reason=why)
+    if reading.suggested:
+        why = f"{reading.reason}; even a known-good proof does not check within these limits"
+        return replace(reading, reason=why)
+    if canary_checks(language, toolchain, sandbox, _raised(canary_limits)):
+        why = (
+            f"{reading.reason}; a known-good proof fails within these limits too and checks "
+            "with larger ones, so the limits are too small for this toolchain"
+        )
+        return replace(reading, limit="memory", reason=why)
+    why = f"{reading.reason}, and a known-good proof fails on it too"
+    return replace(reading, reason=why)
+
+
+def _raised(limits: Limits) -> Limits:
+    """Larger limits for the confirming re-run (memory capped, see RERUN_MEMORY_CEILING_MB)."""
+    memory = min(limits.memory_mb * RERUN_FACTOR, max(limits.memory_mb, RERUN_MEMORY_CEILING_MB))
+    return limits.model_copy(
+        update={
+            "memory_mb": memory,
+            "output_kb": limits.output_kb * RERUN_FACTOR,
+            "file_mb": limits.file_mb * RERUN_FACTOR,
+            "scratch_mb": limits.scratch_mb * RERUN_FACTOR,
+        }
+    )
+
+
+def _with_stack(steps: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The steps with a larger stack (soft limit only, when the hard limit allows it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    prlimit = shutil.which("prlimit")
+    if prlimit is None or not (hard == resource.RLIM_INFINITY or hard >= RERUN_STACK_BYTES):
+        return [list(step) for step in steps]
+    if soft == resource.RLIM_INFINITY or soft >= RERUN_STACK_BYTES:
+        return [list(step) for step in steps]
+    return [[prlimit, f"--stack={RERUN_STACK_BYTES}:", "--", *step] for step in steps]
 
 
 SOURCES_LIMIT = 64 * 1024
@@ -157,7 +242,7 @@ def _sources(plan: Plan) -> dict[str, str]:
     return {
         name: data.decode("utf-8", errors="replace")
         for name, data in plan.files.items()
-        if small or name.startswith(WRAPPER)
+        if small or name.startswith(WRAPPER) or name.split(".")[0] in COQ_TRUSTED
     }
 
 

@@ -4,6 +4,20 @@ Interaction mode loads a file full of holes successfully, exactly where batch Ag
 nothing it says may decide anything. Its answers are plain types with no status field: there is
 no way to turn one into a verdict. One lane serves one import set; it is recycled after
 ``max_uses`` questions or when its memory grows past ``max_rss_mb``.
+
+What a file or a term cannot do to it:
+
+- **hang it**: every exchange has a deadline (``timeout``); past it the lane is killed and the
+  next question starts a fresh one;
+- **flood it**: one exchange may bring at most ``max_reply_bytes``; past that the lane is killed
+  (a ``LaneError``). Replies are read into one growing buffer scanned once: linear time;
+- **smuggle text into a command**: terms and paths are quoted as Haskell string literals (what
+  Agda's command reader expects), every character outside printable ASCII as a numeric escape,
+  so ``x\\`` or ``term\\&`` reach Agda exactly as written; a term with a line break or a control
+  character is refused;
+- **answer about another file**: each exchange reads up to Agda's next prompt, so no reply of an
+  earlier command is taken for a later one; a new file empties the lane's folder first (nothing
+  of an earlier file can be imported) and a failed load forgets what was loaded.
 """
 
 from __future__ import annotations
@@ -19,14 +33,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay._errors import AssayError
-from assay.proofs._judge import stage
-from assay.proofs._languages import agda_module_name
+from assay._errors import AssayError, InvalidInput
+from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
+from assay.proofs._judge import clear, scratch, stage
+from assay.proofs._paths import module_problem, read_source
 from assay.proofs._toolchain import AGDA_STDLIB
 from assay.sandbox import Limits, Mount, Sandbox
+from assay.sandbox._folders import CappedFolder
 from assay.sandbox._reading import kill_tree
 
 LANE_DIR = "/lane"
+PROMPT = b"JSON> "
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+MAX_TERM_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,25 @@ class LaneError(AssayError):
     """The lane could not answer (load failed, no such hole, timeout); ask again or judge."""
 
 
+def haskell_string(text: str) -> str:
+    """``text`` as a Haskell string literal that reads back exactly as ``text``.
+
+    Agda reads interaction commands with Haskell's ``read``: ``\\`` and ``"`` are escaped, and
+    every character outside printable ASCII becomes a decimal escape closed by ``\\&`` (so a
+    following digit cannot extend it).
+    """
+    out = ['"']
+    for c in text:
+        if c in '\\"':
+            out.append("\\" + c)
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            out.append(f"\\{ord(c)}\\&")
+    out.append('"')
+    return "".join(out)
+
+
 class AgdaLane:
     def __init__(
         self,
@@ -61,18 +99,22 @@ class AgdaLane:
         max_uses: int = 200,
         max_rss_mb: int = 3072,
         timeout: float = 120.0,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.sandbox = sandbox or Sandbox()
         self.stdlib = stdlib
         self.max_uses = max_uses
         self.max_rss_mb = max_rss_mb
         self.timeout = timeout
+        self.max_reply_bytes = max_reply_bytes
         self.uses = 0
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: CappedFolder | None = None
         self._loaded: tuple[str, bytes] | None = None
-        self._buffer = b""
+        self._points: list[dict[str, Any]] = []
+        self._buffer = bytearray()
 
     def __enter__(self) -> AgdaLane:
         return self
@@ -84,21 +126,32 @@ class AgdaLane:
         if self._process is not None:
             kill_tree(self._process)
             self._process.wait()
+            for pipe in (self._process.stdin, self._process.stdout):
+                if pipe is not None:
+                    pipe.close()
             self._process = None
+        if self._scratch is not None:
+            self._scratch.close()
+            self._scratch = None
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
         self._loaded = None
+        self._points = []
+        self._buffer = bytearray()
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._process is not None and (
-            self.uses >= self.max_uses or self._rss_mb() > self.max_rss_mb
+            self.uses >= self.max_uses
+            or self._rss_mb() > self.max_rss_mb
+            or self._process.poll() is not None
         ):
             self.close()
             self.restarts += 1
         if self._process is None:
             self._folder = tempfile.TemporaryDirectory(prefix="assay-lane-")
-            stage(Path(self._folder.name), {})
+            self._scratch = scratch(Path(self._folder.name))
+            stage(self._scratch.path, {})
             argv = [
                 shutil.which("agda") or "agda",
                 "--interaction-json",
@@ -111,11 +164,12 @@ class AgdaLane:
             self._process = self.sandbox.spawn(
                 argv,
                 cwd=LANE_DIR,
-                mounts=[Mount(Path(self._folder.name), LANE_DIR, writable=True)],
+                mounts=[Mount(self._scratch.path, LANE_DIR, writable=True)],
                 limits=Limits(timeout=3600, memory_mb=max(self.max_rss_mb * 2, 4096)),
             )
             self.uses = 0
-            self._buffer = b""
+            self._buffer = bytearray()
+            self._until_prompt()  # Agda prompts once before its first command
         return self._process
 
     def _rss_mb(self) -> float:
@@ -137,62 +191,107 @@ class AgdaLane:
             pending += [int(c) for c in children]
         return total / 1024
 
-    def _ask(self, command: str, until: set[str]) -> list[dict[str, Any]]:
+    def _fail(self, message: str) -> LaneError:
+        """Kill the lane (the next question starts a fresh one) and say why it did not answer."""
+        self.close()
+        return LaneError(message)
+
+    def _until_prompt(self) -> list[dict[str, Any]]:
+        """Every JSON reply up to Agda's next ``JSON> `` prompt, which ends one exchange."""
         process = self._process
-        if process is None:
+        if process is None or process.stdout is None:
             raise LaneError("the interaction lane is not running")
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(command.encode() + b"\n")
-        process.stdin.flush()
-        replies: list[dict[str, Any]] = []
-        deadline = time.monotonic() + self.timeout
         fd = process.stdout.fileno()
+        deadline = time.monotonic() + self.timeout
+        replies: list[dict[str, Any]] = []
+        buffer, start, searched, received = self._buffer, 0, 0, 0
         while True:
-            while b"\n" in self._buffer:
-                raw, self._buffer = self._buffer.split(b"\n", 1)
-                text = raw.decode("utf-8", errors="replace").replace("JSON> ", "").strip()
-                if not text:
-                    continue
-                try:
-                    reply = json.loads(text)
-                except ValueError:
-                    continue
-                replies.append(reply)
-                kind = reply.get("kind")
-                info = reply.get("info") if isinstance(reply.get("info"), dict) else {}
-                if kind in until or info.get("kind") in until or info.get("kind") == "Error":
+            while True:
+                rest = buffer[start : start + len(PROMPT)]
+                if rest == PROMPT:
+                    del buffer[: start + len(PROMPT)]
                     return replies
+                if PROMPT.startswith(rest):
+                    break  # a prompt may be arriving: wait for more
+                newline = buffer.find(b"\n", max(start, searched))
+                if newline == -1:
+                    searched = len(buffer)
+                    break
+                line = bytes(buffer[start:newline])
+                start = newline + 1
+                if line.startswith(b"{"):
+                    try:
+                        reply = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(reply, dict):
+                        replies.append(reply)
+                elif line.startswith(b"cannot read"):
+                    raise self._fail("Agda could not read the command")
+            if start:
+                del buffer[:start]
+                searched, start = max(searched - start, 0), 0
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                self.close()
-                raise LaneError("the interaction lane did not answer in time")
+                raise self._fail(f"the interaction lane did not answer within {self.timeout:g}s")
             ready, _, _ = select.select([fd], [], [], remaining)
-            if ready:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    self.close()
-                    raise LaneError("the interaction lane exited")
-                self._buffer += chunk
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise self._fail("the interaction lane exited")
+            received += len(chunk)
+            if received > self.max_reply_bytes:
+                raise self._fail(f"the reply was larger than {self.max_reply_bytes} bytes")
+            buffer += chunk
+
+    def _exchange(self, command: str) -> list[dict[str, Any]]:
+        """Send one command to the running lane (never a fresh one: it would not hold the file)."""
+        process = self._process
+        if process is None or process.stdin is None:
+            raise LaneError("the interaction lane is not running")
+        try:
+            process.stdin.write(command.encode("ascii") + b"\n")
+            process.stdin.flush()
+        except OSError:
+            raise self._fail("the interaction lane exited") from None
+        return self._until_prompt()
 
     def _load(self, file: Path) -> str:
-        source = file.read_bytes()
-        module = agda_module_name(source.decode("utf-8", errors="replace")) or file.stem
+        try:
+            source = read_source(file)
+            text = source.decode("utf-8")
+        except InvalidInput as exc:
+            raise LaneError(str(exc)) from None
+        except UnicodeDecodeError:
+            raise LaneError(f"{file}: not UTF-8 text") from None
+        try:
+            header = module_header(tokens(text))
+        except AgdaLexError as exc:
+            raise LaneError(f"{file}: the file does not read as Agda: {exc}") from None
+        if header.problem is not None:
+            raise LaneError(f"{file}: {header.problem}")
+        module = header.name or file.name.removesuffix(".agda")
+        problem = module_problem(module, ".agda")
+        if problem is not None:
+            raise LaneError(f"{file}: refused {problem}")
         relative = module.replace(".", "/") + ".agda"
         self._start()  # recycles first when due, which forgets what was loaded
         if self._loaded != (relative, source):
-            assert self._folder is not None
-            stage(Path(self._folder.name), {relative: source})
-            path = f"{LANE_DIR}/{relative}"
-            replies = self._ask(
-                f'IOTCM "{path}" NonInteractive Direct (Cmd_load "{path}" [])',
-                {"InteractionPoints"},
-            )
+            self._loaded, self._points = None, []
+            assert self._scratch is not None
+            folder = self._scratch.path
+            clear(folder)  # nothing of an earlier file stays importable
+            stage(folder, {relative: source})
+            path = haskell_string(f"{LANE_DIR}/{relative}")
+            replies = self._exchange(f"IOTCM {path} NonInteractive Direct (Cmd_load {path} [])")
             error = _error(replies)
             if error:
                 raise LaneError(f"the file does not load: {error}")
-            self._points = next(
-                r["interactionPoints"] for r in replies if r.get("kind") == "InteractionPoints"
-            )
+            points = [r for r in replies if r.get("kind") == "InteractionPoints"]
+            if not points or not isinstance(points[-1].get("interactionPoints"), list):
+                raise LaneError("the interaction lane did not list the file's holes")
+            self._points = points[-1]["interactionPoints"]
             self._loaded = (relative, source)
         self.uses += 1
         return f"{LANE_DIR}/{relative}"
@@ -207,11 +306,11 @@ class AgdaLane:
 
     def goal(self, file: Path, line: int, column: int) -> Goal:
         """The goal type and context at the hole opening at ``line``:``column``."""
-        path = self._load(file)
+        path = haskell_string(self._load(file))
         point = self._point(line, column)
-        replies = self._ask(
-            f'IOTCM "{path}" NonInteractive Direct (Cmd_goal_type_context Normalised {point} noRange "")',
-            {"GoalSpecific"},
+        replies = self._exchange(
+            f"IOTCM {path} NonInteractive Direct"
+            f" (Cmd_goal_type_context Normalised {point} noRange {haskell_string('')})"
         )
         info = _goal_info(replies)
         entries = tuple(
@@ -219,18 +318,25 @@ class AgdaLane:
                 str(e.get("reifiedName", e.get("originalName", "?"))), str(e.get("binding", ""))
             )
             for e in info.get("entries", [])
+            if isinstance(e, dict)
         )
         return Goal(str(info.get("type", "")), entries)
 
     def infer(self, file: Path, line: int, column: int, term: str) -> str:
-        """The type Agda infers for ``term`` in the scope of the hole; a question, not a check."""
-        if "\n" in term or '"' in term:
-            raise LaneError("a term to infer must be one line without double quotes")
-        path = self._load(file)
+        """The type Agda infers for ``term`` in the scope of the hole; a question, not a check.
+
+        The term reaches Agda exactly as given (see ``haskell_string``); one line of printable
+        text, at most ``MAX_TERM_CHARS`` characters, else a LaneError.
+        """
+        if not term.strip() or len(term) > MAX_TERM_CHARS:
+            raise LaneError(f"a term to infer must be non-empty and at most {MAX_TERM_CHARS} chars")
+        if any(not c.isprintable() for c in term):
+            raise LaneError("a term to infer must be one line of printable text")
+        path = haskell_string(self._load(file))
         point = self._point(line, column)
-        replies = self._ask(
-            f'IOTCM "{path}" NonInteractive Direct (Cmd_infer Normalised {point} noRange "{term}")',
-            {"GoalSpecific"},
+        replies = self._exchange(
+            f"IOTCM {path} NonInteractive Direct"
+            f" (Cmd_infer Normalised {point} noRange {haskell_string(term)})"
         )
         return str(_goal_info(replies).get("expr", ""))
 
@@ -247,7 +353,7 @@ def _error(replies: list[dict[str, Any]]) -> str | None:
 def _goal_info(replies: list[dict[str, Any]]) -> dict[str, Any]:
     error = _error(replies)
     if error:
-        raise LaneError(error.splitlines()[0] if error else "error")
+        raise LaneError(" ".join(line.strip() for line in error.splitlines()[:4])[:600])
     for reply in replies:
         info = reply.get("info")
         if isinstance(info, dict) and info.get("kind") == "GoalSpecific":

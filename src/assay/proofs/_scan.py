@@ -1,8 +1,10 @@
 """The cheap pre-filter: shapes that let a proof assume its goal, refused before any judgment.
 
-Each scanner first blanks out comments and string literals (so a ``postulate`` in a comment is
-not a finding and a ``postulate`` after a fake comment opener is), then looks for the shapes as
-whole words. This is a pre-filter: the real guards are the flags on the command line (``--safe``)
+Agda is read with Agda's own lexical rules (``_agda_lex``: character literals, escapes, nested
+comments, pragmas, holes), the one reading the staging and the hole filler use too; text that
+lexer refuses is refused here. Lean is read by tokens the same way (``_lean_scan``). The Coq
+scanner blanks out comments and string literals (so a ``postulate`` in a comment is not a finding
+and one after a fake comment opener is), then looks for the shapes as whole words. This is a pre-filter: the real guards are the flags on the command line (``--safe``)
 and the assumption audit after the check (``Print Assumptions``, ``#print axioms``).
 """
 
@@ -10,6 +12,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+
+from assay.proofs import _lean_scan
+from assay.proofs._agda_lex import (
+    CLOSERS,
+    KEYWORDS,
+    LINE_ENDS,
+    OPENERS,
+    AgdaLexError,
+    bracket_problem,
+    code_only,
+    module_header,
+)
+from assay.proofs._agda_lex import tokens as agda_tokens
+from assay.proofs._paths import module_problem
 
 Shapes = list[str]
 
@@ -64,17 +80,8 @@ def _strip_nested(
     return "".join(out)
 
 
-def agda_code(text: str) -> str:
-    """Agda source with comments and strings blanked; pragmas ``{-# ... #-}`` are kept."""
-    return _strip_nested(text, "{-", "-}", "--", keep="{-#")
-
-
 def coq_code(text: str) -> str:
     return _strip_nested(text, "(*", "*)", None)
-
-
-def lean_code(text: str) -> str:
-    return _strip_nested(text, "/-", "-/", "--")
 
 
 def _words(code: str, words: Iterable[str]) -> Shapes:
@@ -102,47 +109,100 @@ AGDA_ALWAYS_REFUSED_OPTIONS = frozenset(
         "--guardedness-preserving-type-constructors",
         "--no-universe-check",
         "--sized-types",
+        "--allow-exec",
+        "--erased-cubical",
+        "--no-load-primitives",
+        "--local-interfaces",
+        "--include-path",
+        "--library",
+        "--library-file",
     }
 )
 
 
+_AGDA_WORDS = ("postulate", "primTrustMe", "primEraseEquality")
+_CANDIDATE_KEYWORDS = KEYWORDS - {
+    "let", "in", "do", "where", "record", "forall", "quote", "quoteTerm", "quoteGoal",
+    "quoteContext", "unquote", "tactic", "Set", "Prop",
+}  # fmt: skip
+"""Keywords that start or shape declarations: never inside a candidate term. ``let ... in`` is
+an expression whose bindings stay local (and are scanned like the rest), so it is allowed;
+``where`` only as ``λ where``; ``record`` for record expressions (a record *declaration* needs a
+``where``)."""
+
+
 def agda_refusals(text: str, allowed_options: Iterable[str] = ()) -> Shapes:
-    """Refused Agda shapes: postulates (``let postulate`` too), pragmas other than OPTIONS,
-    OPTIONS flags not allowed (``--cubical`` and the unsafe ones never), ``primTrustMe``."""
-    code = agda_code(text)
+    """Refused Agda shapes, read from Agda's own tokens (``_agda_lex``): postulates (``let
+    postulate`` too), pragmas other than OPTIONS, OPTIONS flags not allowed (``--cubical`` and
+    the unsafe ones never), ``primTrustMe``, text Agda's lexer refuses, and a module header whose
+    name is not a plain module name (it would name the file the solution is staged at)."""
+    try:
+        found = agda_tokens(text)
+    except AgdaLexError as exc:
+        return [str(exc)]
     allowed = (set(allowed_options) | AGDA_HARMLESS_OPTIONS) - AGDA_ALWAYS_REFUSED_OPTIONS
-    shapes = [f"`{w}`" for w in _words(code, ("postulate", "primTrustMe", "primEraseEquality"))]
-    for match in re.finditer(r"\{-#(.*?)#-\}", code, re.DOTALL):
-        body = match.group(1).split()
+    parts = {part for token in found for part in token.parts}
+    shapes = [f"`{word}`" for word in _AGDA_WORDS if word in parts]
+    for token in found:
+        if token.kind != "pragma":
+            continue
+        body = token.pragma_words
         if not body:
             shapes.append("an empty pragma")
         elif body[0] != "OPTIONS":
             shapes.append(f"the {body[0]} pragma")
         else:
-            for flag in body[1:]:
-                if flag not in allowed:
-                    shapes.append(f"the option {flag}")
-    if re.search(r"\{-#(?!.*?#-\})", code, re.DOTALL):
-        shapes.append("an unterminated pragma")
-    return shapes
+            shapes += [
+                f"the option {flag}"
+                for flag in body[1:]
+                if flag not in allowed or flag.split("=")[0] in AGDA_ALWAYS_REFUSED_OPTIONS
+            ]
+    header = module_header(found)
+    if header.problem is not None:
+        shapes.append(header.problem)
+    elif header.name is not None:
+        problem = module_problem(header.name, ".agda")
+        if problem is not None:
+            shapes.append(problem)
+    return list(dict.fromkeys(shapes))
 
 
 def agda_candidate_refusals(term: str) -> Shapes:
-    """A hole candidate is one term: no newline, comment, pragma or declaration can ride in it."""
-    shapes = agda_refusals(term)
-    for token, name in (
-        ("\n", "a line break"),
-        ("\r", "a line break"),
-        ("{-", "a block comment"),
-        ("-}", "a block comment"),
-        ("--", "a line comment"),
-        (";", "a declaration separator"),
-    ):
-        if token in term and name not in shapes:
-            shapes.append(name)
+    """A hole candidate is one term: read with Agda's lexer, its brackets nest as one closed
+    group (so it cannot close the parentheses it is put in), and no line break, comment, pragma,
+    declaration keyword or top-level ``;`` can ride in it."""
     if not term.strip():
-        shapes.append("an empty candidate")
-    return shapes
+        return ["an empty candidate"]
+    shapes = agda_refusals(term)
+    if "\n" in term or any(end in term for end in LINE_ENDS):
+        shapes.append("a line break")
+    try:
+        found = agda_tokens(term)
+    except AgdaLexError:
+        return shapes  # agda_refusals named the lexical error
+    for token in found:
+        if token.kind == "comment":
+            shapes.append("a line comment" if token.text.startswith("--") else "a block comment")
+        elif token.kind == "pragma":
+            shapes.append("a pragma")
+    problem = bracket_problem(found)
+    if problem is not None:
+        shapes.append(f"brackets that do not nest ({problem}): a candidate is one term")
+    depth, previous = 0, ""
+    for token in code_only(found):
+        text = token.text if token.kind in ("word", "symbol") else ""
+        if text in OPENERS:
+            depth += 2 if text == "{{" else 1
+        elif text in CLOSERS:
+            depth -= 1
+        elif text == ";" and depth <= 0:
+            shapes.append("a declaration separator")
+        elif token.kind == "word" and text in _CANDIDATE_KEYWORDS and f"`{text}`" not in shapes:
+            shapes.append(f"the keyword `{text}` (a candidate is one term, not a declaration)")
+        elif text == "where" and previous not in ("λ", "\\"):
+            shapes.append("the keyword `where` (only `λ where` is a term)")
+        previous = text
+    return list(dict.fromkeys(shapes))
 
 
 _COQ_WORDS = (
@@ -158,54 +218,30 @@ _COQ_WORDS = (
     "bypass_check",
 )
 _COQ_UNSETS = re.compile(r"\bUnset\s+(Guard|Universe|Positivity)\s+Checking\b")
+_COQ_COMMANDS = {
+    "`Declare ML Module` (it loads native code into the checker)": r"\bDeclare\s+ML\s+Module\b",
+    "`Redirect` (it writes files)": r"\bRedirect\b",
+    "`Cd` (it changes the checker's folder)": r"(?<![\w'.])Cd\b",
+    "`Print Universes` to a file": r"\bPrint\s+(Sorted\s+)?Universes\b(?:(?!\.(?:\s|$))[\s\S])*\"",
+    "`Extraction` to a file": r"\b(Separate\s+|Recursive\s+)?Extraction\s+(Library\b|\")",
+}
+"""Commands that write files or load code: a solution has no business with them, and a file
+written into the judgment folder could stand in for a trusted one (the judgment would then fail,
+never pass; refused here so the reason is clear)."""
 
 
 def coq_refusals(text: str) -> Shapes:
     """Refused Coq shapes: Admitted, admit (any spacing), Axiom/Parameter/Conjecture, disabled
-    guard/universe/positivity checking, ``bypass_check``."""
+    guard/universe/positivity checking, ``bypass_check``, and commands that write files or load
+    plugins. A pre-filter: ``Hypothesis`` and the other assumption forms are caught by coqchk."""
     code = coq_code(text)
     shapes = [f"`{w}`" for w in _words(code, _COQ_WORDS)]
     shapes += [f"`Unset {m.group(1)} Checking`" for m in _COQ_UNSETS.finditer(code)]
+    shapes += [shape for shape, pattern in _COQ_COMMANDS.items() if re.search(pattern, code)]
     return shapes
 
 
-_LEAN_WORDS = (
-    "sorry",
-    "sorryAx",
-    "admit",
-    "native_decide",
-    "ofReduceBool",
-    "axiom",
-    "implemented_by",
-    "extern",
-    "unsafe",
-    "run_tac",
-)
-_LEAN_OPTIONS = re.compile(r"debug\.skipKernelTC")
-_LEAN_NOTATION = (
-    "notation",
-    "infix",
-    "infixl",
-    "infixr",
-    "prefix",
-    "postfix",
-    "macro",
-    "macro_rules",
-    "syntax",
-    "elab",
-)
-
-
-def lean_refusals(text: str) -> Shapes:
-    """Refused Lean shapes: sorry, admit, native_decide, axiom, implemented_by, extern, unsafe,
-    ``debug.skipKernelTC``, run_tac."""
-    code = lean_code(text)
-    shapes = [f"`{w}`" for w in _words(code, _LEAN_WORDS)]
-    if _LEAN_OPTIONS.search(code):
-        shapes.append("`debug.skipKernelTC`")
-    # An imported module's notation and syntax reach the wrapper that restates the statement.
-    shapes += [
-        f"`{w}` (it would change how the trusted statement reads)"
-        for w in _words(code, _LEAN_NOTATION)
-    ]
-    return shapes
+def lean_refusals(text: str, imports: Iterable[str] = ()) -> Shapes:
+    """Refused Lean shapes, read by tokens (``_lean_scan``); ``imports`` are the trusted
+    header's imports, the only modules a solution may import."""
+    return _lean_scan.refusals(text, imports)

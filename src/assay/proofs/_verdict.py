@@ -7,8 +7,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Finding = Literal["checks", "does_not_check", "machinery"]
-"""What the exit says: the file checks, it does not, or the toolchain/harness failed."""
+Finding = Literal["checks", "does_not_check", "crashed", "machinery"]
+"""What the run says: the file checks, it does not, the toolchain broke on the candidate's files
+(a known-good proof still checks on it), or the toolchain/harness failed or a limit stopped it."""
 
 
 class Verdict(BaseModel):
@@ -44,6 +45,10 @@ class Verdict(BaseModel):
     cached: bool = False
     isolation: str = "bwrap"
     limit: str | None = None
+    """A limit that stopped the judgment (observed by the parent, or confirmed by a re-run with
+    larger limits that checked); never a finding about the work."""
+    reason: str = ""
+    """Why the judgment ended as it did, when the exit alone does not say (crash, limit)."""
 
     @property
     def command_line(self) -> str:
@@ -68,4 +73,7 @@ class Verdict(BaseModel):
             "assumptions": self.assumptions,
             "cached": self.cached,
             "isolation": self.isolation,
+            "finding": self.finding,
+            "limit": self.limit,
+            "reason": self.reason,
         }

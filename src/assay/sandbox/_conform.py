@@ -1,23 +1,52 @@
 """Conformance: a checker must reproduce its contract's fixtures before it may judge.
 
-A fixtures folder holds one folder per fixture::
+A fixtures folder holds one folder per fixture, and nothing else but plain files (a README)::
 
     FIXTURE/artifacts/{role}/...     the submission's files
-    FIXTURE/reference/{key}/...      the reference inputs
+    FIXTURE/reference/{key}/...      the reference inputs (optional: see ``references``)
     FIXTURE/expected.json            {"result": "verified" | "refuted" | "inconclusive"}
 
-A fixture passes when the checker runs cleanly and concludes exactly the expected result.
+The whole set is read and validated before anything runs: an empty set, a fixture without a
+valid ``expected.json``, an unknown entry, a role or key that is not a name, a symlink, a FIFO or
+device, or a set larger than the staging limit is ``InvalidInput`` naming the path (exit 2), never
+a vacuous "0/0 reproduced". Only ``artifacts/`` and ``reference/`` are staged into ``/input``:
+``expected.json`` never is. A fixture passes when the checker runs cleanly and concludes exactly
+the expected result.
+
+Limit: a checker sees ``/input/manifest.json`` with every file's sha256, so a checker written to
+recognise its published fixtures can answer them correctly and judge everything else as it
+likes. Fixtures *held back* from the checker's author (:func:`conformance` ``held_back``) are
+run exactly as submissions are, so the checker cannot tell them apart from real work; they catch
+such a checker when it disagrees with one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import stat
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay._errors import InvalidInput
+from assay._signed import SignedStore, canonical_digest
 from assay.sandbox._limits import Limits
-from assay.sandbox._protocol import VERDICTS, run_checker
+from assay.sandbox._protocol import (
+    NAME,
+    VERDICTS,
+    InputTooLarge,
+    _sha256,
+    default_command,
+    run_checker,
+)
 from assay.sandbox._sandbox import Sandbox
+
+PROTOCOL_VERSION = "assay.checker/1"
+"""Part of every checker digest: a change to the protocol makes every checker conform again."""
+EXPECTED_LIMIT = 64 * 1024
+MAX_ENTRIES = 10_000
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+SECTIONS = {"artifacts": "artifacts", "reference": "references"}
 
 
 @dataclass(frozen=True)
@@ -33,14 +62,109 @@ class FixtureResult:
         return self.expected == self.got
 
 
-def _expected(fixture: Path) -> str:
+@dataclass(frozen=True)
+class Fixture:
+    """One validated fixture: its expected result and its groups (role/key -> folder)."""
+
+    name: str
+    expected: str
+    artifacts: dict[str, Path]
+    references: dict[str, Path] | None
+    """None when the fixture brings no ``reference/`` folder (the check's own are used)."""
+
+
+@dataclass(frozen=True)
+class FixtureSet:
+    fixtures: list[Fixture]
+    digest: str
+    """sha256 over every file's path, bytes and expected result: any change changes it."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a plain file or folder"
+
+
+def tree_listing(root: Path, max_bytes: int, *, links: bool = False) -> list[list[object]]:
+    """Every entry under ``root`` as [path, kind, sha256 or target, executable], iteratively.
+
+    Symlinks are listed by target when ``links`` (a checker folder: they are staged as links),
+    else refused; FIFOs, devices and sockets are refused; more than ``max_bytes`` or
+    ``MAX_ENTRIES`` entries is refused. Raises InvalidInput naming the path.
+    """
+    try:
+        info = os.stat(root)  # the root itself was named by the author: it may be a link
+    except OSError as exc:
+        raise InvalidInput(f"cannot be read ({exc.strerror})", where=str(root)) from None
+    if stat.S_ISREG(info.st_mode):
+        _count(info.st_size, max_bytes, root)
+        return [[root.name, "file", _sha256(root), bool(info.st_mode & 0o111)]]
+    if not stat.S_ISDIR(info.st_mode):
+        raise InvalidInput(f"{_kind(info.st_mode)}, not a file or folder", where=str(root))
+    listing: list[list[object]] = []
+    total = 0
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            path = Path(entry.path)
+            relative = path.relative_to(root).as_posix()
+            mode = entry.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                listing.append([relative, "dir", "", False])
+                stack.append(path)
+            elif stat.S_ISREG(mode):
+                total += entry.stat(follow_symlinks=False).st_size
+                _count(total, max_bytes, path)
+                listing.append([relative, "file", _sha256(path), bool(mode & 0o111)])
+            elif stat.S_ISLNK(mode) and links:
+                listing.append([relative, "link", os.readlink(path), False])
+            else:
+                raise InvalidInput(
+                    f"{_kind(mode)}: fixtures and checkers hold only plain files and folders",
+                    where=str(path),
+                )
+            if len(listing) > MAX_ENTRIES:
+                raise InvalidInput(f"more than {MAX_ENTRIES} entries", where=str(root))
+    listing.sort(key=lambda row: str(row[0]))
+    return listing
+
+
+def _count(total: int, max_bytes: int, path: Path) -> None:
+    if total > max_bytes:
+        raise InvalidInput(f"larger than {max_bytes // (1024 * 1024)} MiB", where=str(path))
+
+
+def _read_expected(path: Path) -> str:
     from assay.checks._strict import StrictJSONError, loads_strict
 
-    path = fixture / "expected.json"
     try:
-        document = loads_strict(path.read_bytes())
-    except (OSError, StrictJSONError) as exc:
-        raise InvalidInput(f"cannot read the expected result: {exc}", where=str(path)) from None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InvalidInput(
+            'every fixture needs expected.json ({"result": ...})', where=str(path)
+        ) from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot be read safely ({exc.strerror})", where=str(path)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInput("must be a regular file", where=str(path))
+        raw = os.read(fd, EXPECTED_LIMIT + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > EXPECTED_LIMIT:
+        raise InvalidInput(f"larger than {EXPECTED_LIMIT} bytes", where=str(path))
+    try:
+        document = loads_strict(raw)
+    except StrictJSONError as exc:
+        raise InvalidInput(f"not strict JSON: {exc}", where=str(path)) from None
     result = document.get("result") if isinstance(document, dict) else None
     if result not in VERDICTS:
         raise InvalidInput(f"'result' must be one of {', '.join(VERDICTS)}", where=str(path))
@@ -48,7 +172,86 @@ def _expected(fixture: Path) -> str:
 
 
 def _groups(folder: Path) -> dict[str, Path]:
-    return {p.name: p for p in sorted(folder.iterdir()) if p.is_dir()} if folder.is_dir() else {}
+    groups = {}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if not entry.is_dir(follow_symlinks=False):
+            raise InvalidInput(
+                f"{folder.name}/ holds one folder per name ({folder.name}/NAME/...)",
+                where=entry.path,
+            )
+        if not NAME.fullmatch(entry.name):
+            raise InvalidInput(
+                "not a role or key name (letters, digits, _ . -, at most 64)", where=entry.path
+            )
+        groups[entry.name] = Path(entry.path)
+    return groups
+
+
+def load_fixtures(folder: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FixtureSet:
+    """Read and validate a whole fixture set before anything runs (InvalidInput on any defect)."""
+    try:
+        info = os.stat(folder)
+    except OSError as exc:
+        raise InvalidInput(f"cannot be read ({exc.strerror})", where=str(folder)) from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise InvalidInput(
+            f"the fixtures must be a folder, this is {_kind(info.st_mode)}", where=str(folder)
+        )
+    listing = tree_listing(folder.resolve(), max_bytes)
+    fixtures = []
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.is_file(follow_symlinks=False):
+            continue  # a README beside the fixtures
+        fixture = Path(entry.path)
+        for child in sorted(os.scandir(fixture), key=lambda e: e.name):
+            if child.name not in ("artifacts", "reference", "expected.json"):
+                raise InvalidInput(
+                    "unexpected entry: a fixture holds artifacts/, reference/ and expected.json",
+                    where=child.path,
+                )
+            if child.name in SECTIONS and not child.is_dir(follow_symlinks=False):
+                raise InvalidInput("must be a folder", where=child.path)
+        expected = _read_expected(fixture / "expected.json")
+        artifacts = _groups(fixture / "artifacts") if (fixture / "artifacts").is_dir() else {}
+        references = _groups(fixture / "reference") if (fixture / "reference").is_dir() else None
+        fixtures.append(Fixture(entry.name, expected, artifacts, references))
+    if not fixtures:
+        raise InvalidInput(
+            "no fixture folders found: an empty fixture set proves nothing", where=str(folder)
+        )
+    return FixtureSet(fixtures, canonical_digest(listing))
+
+
+def run_fixture(
+    sandbox: Sandbox,
+    command: list[str] | None,
+    checker: Path | None,
+    fixture: Fixture,
+    limits: Limits,
+    references: Mapping[str, Path] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> FixtureResult:
+    """Run one fixture exactly as a submission is run; ``error`` when the checker fails."""
+    groups = fixture.references if fixture.references is not None else dict(references or {})
+    try:
+        run = run_checker(sandbox, command, checker, fixture.artifacts, groups, limits, max_bytes)
+    except InputTooLarge as exc:
+        raise InvalidInput(str(exc), where=fixture.name) from None
+    if run.failure is not None:
+        tail = run.run.tail.strip().replace("\n", " | ")
+        detail = f"{run.failure}: {tail[-200:]}" if tail else run.failure
+        return FixtureResult(fixture.name, fixture.expected, "error", detail)
+    assert run.report.result is not None
+    return FixtureResult(fixture.name, fixture.expected, run.report.result, run.report.summary)
+
+
+def _not_inside(checker: Path, folder: Path) -> None:
+    if checker.is_dir() and checker.resolve() in (folder.resolve(), *folder.resolve().parents):
+        raise InvalidInput(
+            "the fixtures are inside the checker folder, so the checker could read every "
+            "expected.json: keep them outside it",
+            where=str(folder),
+        )
 
 
 def conform(
@@ -57,34 +260,160 @@ def conform(
     command: list[str] | None = None,
     sandbox: Sandbox | None = None,
     limits: Limits | None = None,
+    references: Mapping[str, Path] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> list[FixtureResult]:
-    """Run ``checker`` against every fixture folder; InvalidInput for a malformed fixture set."""
+    """Run ``checker`` against every fixture; InvalidInput for a malformed fixture set."""
     if not checker.exists():
         raise InvalidInput("the checker does not exist", where=str(checker))
-    folders = sorted(p for p in fixtures.iterdir() if p.is_dir()) if fixtures.is_dir() else []
-    if not folders:
-        raise InvalidInput("no fixture folders found", where=str(fixtures))
+    tree_listing(checker, max_bytes, links=True)
+    _not_inside(checker, fixtures)
+    loaded = load_fixtures(fixtures, max_bytes)
     sandbox = sandbox or Sandbox()
-    results = []
-    for fixture in folders:
-        expected = _expected(fixture)
-        run = run_checker(
-            sandbox,
-            command,
-            checker,
-            _groups(fixture / "artifacts"),
-            _groups(fixture / "reference"),
-            limits or Limits(),
-            256 * 1024 * 1024,
+    return [
+        run_fixture(sandbox, command, checker, f, limits or Limits(), references, max_bytes)
+        for f in loaded.fixtures
+    ]
+
+
+@dataclass(frozen=True)
+class Conformance:
+    """Whether a checker (by digest) reproduced its fixtures and held-back fixtures."""
+
+    digest: str
+    results: list[FixtureResult]
+    held_back: list[FixtureResult] = field(default_factory=list)
+    cached: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results + self.held_back)
+
+    def describe(self) -> str:
+        every = self.results + self.held_back
+        failed = [r for r in every if not r.passed]
+        text = f"{len(every) - len(failed)} of {len(every)} fixtures reproduced"
+        if failed:
+            first = failed[0]
+            text += f" ({first.name!r}: expected {first.expected}, got {first.got})"
+        return text
+
+    def evidence(self) -> dict[str, object]:
+        evidence: dict[str, object] = {"checker_digest": self.digest, "cached": self.cached}
+        for label, rows in (("fixtures", self.results), ("held_back", self.held_back)):
+            if rows:
+                evidence[label] = f"{sum(r.passed for r in rows)}/{len(rows)}"
+        return evidence
+
+
+def checker_digest(
+    checker: Path | None,
+    command: Sequence[str],
+    fixtures: str | None,
+    held_back: str | None,
+    limits: Limits,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> str:
+    """The checker's identity: its files, command, fixtures, limits and assay's protocol."""
+    return canonical_digest(
+        {
+            "protocol": PROTOCOL_VERSION,
+            "checker": tree_listing(checker, max_bytes, links=True) if checker else None,
+            "command": list(command),
+            "fixtures": fixtures,
+            "held_back": held_back,
+            "limits": limits.model_dump(mode="json"),
+        }
+    )
+
+
+def conformance(
+    sandbox: Sandbox,
+    checker: Path | None,
+    command: list[str] | None,
+    fixtures: Path | None,
+    held_back: Path | None,
+    limits: Limits,
+    references: Mapping[str, Path],
+    store: SignedStore | None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    roles: Collection[str] | None = None,
+) -> tuple[Conformance, list[Fixture]]:
+    """The checker's conformance, from the signed store when this exact digest passed before.
+
+    Returns the held-back fixtures too, for the caller's spot checks. Only a full pass is
+    stored; a failing checker runs its fixtures again next time (a fault may be passing).
+    InvalidInput for a malformed fixture set, fixtures inside the checker folder, or a fixture
+    with a role (or reference key) the check does not declare: it could not be a submission.
+    """
+    if command is None:
+        assert checker is not None
+        command = default_command(checker)
+    sets = {}
+    for label, folder in (("fixtures", fixtures), ("held_back", held_back)):
+        if folder is not None:
+            if checker is not None:
+                _not_inside(checker, folder)
+            sets[label] = load_fixtures(folder, max_bytes)
+            if roles is not None:
+                for fixture in sets[label].fixtures:
+                    _declared(fixture, folder, roles, references)
+    held = sets["held_back"].fixtures if "held_back" in sets else []
+    digest = checker_digest(
+        checker,
+        command,
+        sets["fixtures"].digest if "fixtures" in sets else None,
+        sets["held_back"].digest if "held_back" in sets else None,
+        limits,
+        max_bytes,
+    )
+    stored = store.get(digest) if store is not None else None
+    if isinstance(stored, dict) and stored.get("digest") == digest and stored.get("passed"):
+        rows = [FixtureResult(**row) for row in stored.get("results", [])]
+        back = [FixtureResult(**row) for row in stored.get("held_back", [])]
+        return Conformance(digest, rows, back, cached=True), held
+
+    def run_all(name: str) -> list[FixtureResult]:
+        if name not in sets:
+            return []
+        return [
+            run_fixture(sandbox, command, checker, f, limits, references, max_bytes)
+            for f in sets[name].fixtures
+        ]
+
+    result = Conformance(digest, run_all("fixtures"), run_all("held_back"))
+    if store is not None and result.passed:
+        store.put(
+            digest,
+            {
+                "digest": digest,
+                "passed": True,
+                "results": [_row(r) for r in result.results],
+                "held_back": [_row(r) for r in result.held_back],
+            },
         )
-        if run.failure is not None:
-            tail = run.run.tail.strip().replace("\n", " | ")
-            results.append(
-                FixtureResult(fixture.name, expected, "error", f"{run.failure}: {tail[-200:]}")
-            )
-        else:
-            assert run.report.result is not None
-            results.append(
-                FixtureResult(fixture.name, expected, run.report.result, run.report.summary)
-            )
-    return results
+    return result, held
+
+
+def _declared(
+    fixture: Fixture, folder: Path, roles: Collection[str], keys: Collection[str]
+) -> None:
+    for section, names, declared in (
+        ("artifacts", fixture.artifacts, roles),
+        ("reference", fixture.references or {}, keys),
+    ):
+        for name in names:
+            if name not in declared:
+                raise InvalidInput(
+                    f"{section}/{name} is not declared by the check ({', '.join(declared)})",
+                    where=str(folder / fixture.name),
+                )
+
+
+def _row(result: FixtureResult) -> dict[str, str]:
+    return {
+        "name": result.name,
+        "expected": result.expected,
+        "got": result.got,
+        "detail": result.detail,
+    }

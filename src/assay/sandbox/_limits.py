@@ -15,19 +15,27 @@ class Limits(BaseModel):
     timeout: float = Field(10.0, gt=0, le=3600)
     """Wall-clock seconds before the whole sandbox (every process in it) is killed."""
     cpu_seconds: int | None = Field(None, gt=0)
-    """CPU seconds per process (RLIMIT_CPU); defaults to the timeout rounded up, plus one."""
+    """CPU seconds per process (RLIMIT_CPU); defaults to the timeout rounded up, plus two. The
+    run counts as having hit it only when the parent measured that much CPU time for it."""
     memory_mb: int = Field(1024, gt=0)
-    """Address space per process (RLIMIT_AS), in MiB."""
+    """Memory of the whole run, in MiB: every page its processes use (anonymous, memfd, tmpfs,
+    page cache, kernel stacks), bound by the run's own cgroup, with no swap. Where no cgroup can
+    be made (not root), address space per process (RLIMIT_AS) instead."""
     processes: int = Field(64, gt=0)
-    """Processes and threads the sandbox user may have at once (RLIMIT_NPROC)."""
+    """Processes and threads the run may have at once (its cgroup's pids.max; without a cgroup,
+    RLIMIT_NPROC, which counts every process of the sandbox uid)."""
     file_mb: int = Field(64, gt=0)
-    """Largest file a process may write (RLIMIT_FSIZE), in MiB."""
+    """Largest file a process may write (RLIMIT_FSIZE), in MiB, when no cgroup can be made (with
+    one, every writable folder is a tmpfs charged to the run's memory). Never reported as a
+    limit: the parent cannot tell a real SIGXFSZ from one the run sent itself."""
     open_files: int = Field(256, gt=0)
     """Open file descriptors per process (RLIMIT_NOFILE)."""
     output_kb: int = Field(256, gt=0)
     """Output kept (stdout and stderr together); the rest is counted and dropped."""
     scratch_mb: int = Field(64, gt=0)
-    """Size of the private writable /tmp (a tmpfs)."""
+    """Size of the private writable /tmp (a tmpfs) when no cgroup can be made. With a cgroup,
+    /tmp's pages are the run's memory: ``memory_mb`` bounds them, and filling /tmp is the memory
+    limit, observed by the parent."""
 
     @property
     def cpu(self) -> int:

@@ -11,32 +11,54 @@
 The schemas are ``schemas/manifest.schema.json`` and ``schemas/result.schema.json`` beside this
 module. Reading /output never follows a symlink: a checker cannot make the verifier read a host
 file by linking to it.
+
+/output is the one host folder a checker writes. As root it is its own tmpfs of at most
+``OUTPUT_MB`` and ``OUTPUT_ENTRIES`` (mounted by the verifier, unmounted after), so a checker
+cannot fill the host's disk and a tree of any depth goes with one unmount. Its evidence is walked
+breadth-first without recursion, within ``EVIDENCE_FILES_LIMIT`` files and ``EVIDENCE_DEPTH``
+levels, and each file is hashed from at most ``EVIDENCE_BYTES_LIMIT`` bytes read. The scratch
+folder is removed whatever happens (without recursion: Python 3.11's ``shutil.rmtree`` recurses).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
-import shutil
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay._errors import SandboxUnavailable
+from assay.sandbox._folders import CappedFolder, FolderError, remove_tree, walk_files
 from assay.sandbox._limits import Limits
 from assay.sandbox._result import RunResult
 from assay.sandbox._sandbox import Mount, Sandbox
-from assay.sandbox._staging import make_readable, snapshot, writable_by_sandbox
+from assay.sandbox._staging import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
+    SANDBOX_UID,
+    StagingTooLarge,
+    copy_file_capped,
+    make_readable,
+    snapshot,
+    writable_by_sandbox,
+)
 
 SCHEMAS = Path(__file__).with_name("schemas")
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 RESULT_LIMIT = 64 * 1024
 EVIDENCE_FILES_LIMIT = 1000
+EVIDENCE_DEPTH = 32
+EVIDENCE_BYTES_LIMIT = 64 * 1024 * 1024
+"""Bytes of one evidence file that are hashed; a larger file is a problem with the output."""
+OUTPUT_MB = 64
+OUTPUT_ENTRIES = 10_000
 VERDICTS = ("verified", "refuted", "inconclusive")
 
 
@@ -44,43 +66,44 @@ class InputTooLarge(Exception):
     pass
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
+def _sha256(path: Path, limit: int | None = None) -> tuple[str, int]:
+    """The sha256 and size of a regular file, read without following a link; at most ``limit``
+    bytes are read (OSError past it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        digest = hashlib.sha256()
+        size = 0
+        while block := os.read(fd, 1 << 20):
+            size += len(block)
+            if limit is not None and size > limit:
+                raise OSError(f"larger than {limit} bytes")
             digest.update(block)
-    return digest.hexdigest()
+    finally:
+        os.close(fd)
+    return digest.hexdigest(), size
 
 
-def _copy_in(source: Path, destination: Path, budget: list[int]) -> None:
-    """Copy a file or a tree (no symlinks followed, special files left out) within ``budget``."""
-    if source.is_symlink():
-        return
-    if source.is_dir():
-        destination.mkdir(parents=True, exist_ok=True)
-        for child in sorted(source.iterdir()):
-            _copy_in(child, destination / child.name, budget)
-        return
-    if not stat.S_ISREG(source.lstat().st_mode):
-        return
-    budget[0] -= source.stat().st_size
-    if budget[0] < 0:
-        raise InputTooLarge("the checker's inputs are larger than the staging limit")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, destination)
+def _copy_in(source: Path, destination: Path, budget: int) -> int:
+    """Copy a file or a tree (no symlinks, special files left out) within ``budget`` bytes
+    actually read; returns the bytes copied."""
+    try:
+        if source.is_symlink():
+            return 0
+        if source.is_dir():
+            return snapshot(source, destination, budget, links=False)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        return max(copy_file_capped(source, destination, budget), 0)
+    except StagingTooLarge:
+        raise InputTooLarge("the checker's inputs are larger than the staging limit") from None
 
 
 def _listing(root: Path, group: Path) -> list[dict[str, Any]]:
     files = []
-    for path in sorted(group.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            files.append(
-                {
-                    "path": path.relative_to(root).as_posix(),
-                    "sha256": _sha256(path),
-                    "size": path.stat().st_size,
-                }
-            )
+    for path, _ in sorted(walk_files(group, MAX_ENTRIES, MAX_DEPTH + 1)):
+        digest, size = _sha256(path)
+        files.append({"path": path.relative_to(root).as_posix(), "sha256": digest, "size": size})
     return files
 
 
@@ -95,7 +118,7 @@ def stage_input(
     A file is placed under its role's folder by name; a folder's contents are placed there.
     """
     root, output = scratch / "input", scratch / "output"
-    budget = [max_bytes]
+    budget = max_bytes
     manifest: dict[str, Any] = {"schema": "assay.manifest/1", "artifacts": {}, "references": {}}
     for section, folder, entries in (
         ("artifacts", "artifacts", artifacts),
@@ -103,8 +126,12 @@ def stage_input(
     ):
         for name, source in entries.items():
             group = root / folder / name
-            group.mkdir(parents=True, exist_ok=True)
-            _copy_in(source, group if source.is_dir() else group / source.name, budget)
+            group.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir() and not source.is_symlink():
+                budget -= _copy_in(source, group, budget)
+            else:
+                group.mkdir()
+                budget -= _copy_in(source, group / source.name, budget)
             manifest[section][name] = _listing(root, group)
     root.mkdir(parents=True, exist_ok=True)
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -166,34 +193,34 @@ def read_output(output: Path) -> CheckerReport:
     summary = document.get("summary", "")
     if not isinstance(summary, str):
         return CheckerReport(problem="/output/result.json: summary must be a string")
+    try:
+        evidence = _evidence(output / "evidence")
+    except (FolderError, OSError) as exc:
+        return CheckerReport(problem=f"/output/evidence cannot be read within its limits: {exc}")
     return CheckerReport(
         result=result,
         summary=summary,
         document=document,
         result_sha256=hashlib.sha256(raw).hexdigest(),
-        evidence=tuple(_evidence(output / "evidence")),
+        evidence=tuple(evidence),
     )
 
 
 def _evidence(folder: Path) -> list[dict[str, Any]]:
+    """Evidence files (at most ``EVIDENCE_FILES_LIMIT``, ``EVIDENCE_DEPTH`` deep), hashed.
+
+    Raises FolderError when the tree is larger than the checker may leave, OSError when a file
+    cannot be hashed within ``EVIDENCE_BYTES_LIMIT``."""
     if folder.is_symlink() or not folder.is_dir():
         return []
     files: list[dict[str, Any]] = []
-    for top, dirs, names in os.walk(folder, followlinks=False):
-        for name in sorted(names):
-            path = Path(top) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            files.append(
-                {
-                    "path": path.relative_to(folder.parent).as_posix(),
-                    "sha256": _sha256(path),
-                    "size": path.stat().st_size,
-                }
-            )
-            if len(files) >= EVIDENCE_FILES_LIMIT:
-                return files
-        dirs.sort()
+    for path, _ in walk_files(folder, EVIDENCE_FILES_LIMIT * 10, EVIDENCE_DEPTH):
+        digest, size = _sha256(path, EVIDENCE_BYTES_LIMIT)
+        files.append(
+            {"path": path.relative_to(folder.parent).as_posix(), "sha256": digest, "size": size}
+        )
+        if len(files) >= EVIDENCE_FILES_LIMIT:
+            break
     return files
 
 
@@ -254,23 +281,50 @@ def run_checker(
         if checker is None:
             raise ValueError("a command or a checker is required")
         command = default_command(checker)
-    with tempfile.TemporaryDirectory(prefix="assay-checker-") as scratch_name:
-        scratch = Path(scratch_name)
+    with _scratch() as scratch:
         root, output, manifest = stage_input(scratch, artifacts, references, max_bytes)
-        mounts = [Mount(root, "/input"), Mount(output, "/output", writable=True)]
-        cwd = "/input"
-        if checker is not None:
-            staged = scratch / "checker"
-            if checker.is_dir():
-                snapshot(checker, staged, max_bytes)
-            else:
-                staged.mkdir()
-                shutil.copyfile(checker, staged / checker.name)
-                make_readable(staged, executable_from=checker.parent)
-            mounts.append(Mount(staged, "/checker"))
-            cwd = "/checker"
-        run = sandbox.run(command, cwd=cwd, mounts=mounts, limits=limits, untrusted=True)
-        report = (
-            read_output(output) if run.exit_code == 0 and run.limit is None else CheckerReport()
-        )
+        with _capped_output(output) as capped:
+            mounts = [Mount(root, "/input"), Mount(capped.path, "/output", writable=True)]
+            cwd = "/input"
+            if checker is not None:
+                staged = scratch / "checker"
+                if checker.is_dir():
+                    snapshot(checker, staged, max_bytes)
+                else:
+                    staged.mkdir()
+                    copy_file_capped(checker.resolve(), staged / checker.name, max_bytes)
+                    make_readable(staged, executable_from=checker.parent)
+                mounts.append(Mount(staged, "/checker"))
+                cwd = "/checker"
+            run = sandbox.run(command, cwd=cwd, mounts=mounts, limits=limits, untrusted=True)
+            report = (
+                read_output(capped.path)
+                if run.exit_code == 0 and run.limit is None
+                else CheckerReport()
+            )
     return CheckerRun(run, report, manifest, tuple(command))
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[Path]:
+    """A private scratch folder, removed (without recursion) however the block ends."""
+    scratch = Path(tempfile.mkdtemp(prefix="assay-checker-"))
+    try:
+        yield scratch
+    finally:
+        remove_tree(scratch)
+
+
+@contextlib.contextmanager
+def _capped_output(output: Path) -> Iterator[CappedFolder]:
+    """/output as a capped folder owned by the sandbox user (a tmpfs as root)."""
+    output.rmdir()  # stage_input made it plain; it becomes the capped folder's mount point
+    owner = SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+    try:
+        folder = CappedFolder(output, OUTPUT_MB * 1024 * 1024, OUTPUT_ENTRIES, owner)
+    except FolderError as exc:
+        raise SandboxUnavailable(str(exc)) from None
+    with folder:
+        if not folder.mounted:
+            writable_by_sandbox(folder.path)
+        yield folder

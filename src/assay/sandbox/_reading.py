@@ -1,8 +1,10 @@
 """Reading what a sandboxed run produced: capped output, the runner's channel, the limit hit.
 
-Everything here runs in the verifier, after or beside the sandboxed process; none of it trusts
-what the process printed to decide a pass (output can only explain a failure: a MemoryError in
-the last words makes a failed run a memory-limit run, never a passed one).
+Everything here runs in the verifier, beside or after the sandboxed process. A limit is named
+only from what this parent observed itself (``observed_limit``): the candidate's output
+("MemoryError", "Killed", "No space left on device") and any signal it could send itself
+(SIGXCPU, SIGXFSZ, SIGKILL) are never evidence of a limit, so printing them cannot turn a wrong
+result into an inconclusive one.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ import selectors
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from assay.sandbox._cgroup import Counters
 from assay.sandbox._limits import FLOOD_FACTOR, Limits
 from assay.sandbox._result import LimitName
+
+_CPU_SHARE = 0.95
+_CPU_SLACK = 0.05
+"""CPU time from ``_CPU_SHARE * limit - _CPU_SLACK`` up reads as reaching the limit: the kernel
+enforces RLIMIT_CPU on tick-sampled time, which can run a few hundredths of a second ahead of
+the cgroup's exact count (measured here: a process killed at 1 s showed 0.98 s)."""
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -31,10 +42,27 @@ def write_all(fd: int, data: bytes) -> None:
         os.close(fd)
 
 
+@dataclass(frozen=True)
+class Collected:
+    """What the parent saw of one run while it ran."""
+
+    output: bytes
+    total: int
+    truncated: bool
+    limit: LimitName | None
+    """"time" or "output" when the parent ended the run itself, else None."""
+    cpu_seconds: float
+    """CPU time of the waited process and every descendant it reaped (rusage)."""
+
+
 def collect(
-    process: subprocess.Popen[bytes], limits: Limits, start: float
-) -> tuple[bytes, int, bool, LimitName | None]:
-    """Read output until the process ends, keeping ``output_kb``; kill on timeout or flood."""
+    process: subprocess.Popen[bytes], limits: Limits, start: float, kill: Callable[[], None]
+) -> Collected:
+    """Read output until the run ends, keeping ``output_kb``; ``kill`` it on timeout or flood.
+
+    The process is reaped here with ``wait4`` (its ``returncode`` is set) so that its CPU time,
+    and that of what it reaped, is measured by the parent.
+    """
     assert process.stdout is not None
     keep = limits.output_kb * 1024
     flood = keep * FLOOD_FACTOR
@@ -42,17 +70,24 @@ def collect(
     total = 0
     limit: LimitName | None = None
     deadline = start + limits.timeout
-    selector = selectors.DefaultSelector()
-    selector.register(process.stdout, selectors.EVENT_READ)
     fd = process.stdout.fileno()
+    pidfd = os.pidfd_open(process.pid)
+    selector = selectors.DefaultSelector()
+    selector.register(fd, selectors.EVENT_READ)
+    selector.register(pidfd, selectors.EVENT_READ)
+    exited = False
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 limit = "time"
                 break
-            if not selector.select(timeout=min(remaining, 0.5)):
-                if process.poll() is not None and not _readable(fd):
+            ready = {key.fd for key, _ in selector.select(timeout=min(remaining, 0.5))}
+            if pidfd in ready and not exited:
+                exited = True
+                selector.unregister(pidfd)
+            if fd not in ready:
+                if exited and not _readable(fd):
                     break
                 continue
             chunk = os.read(fd, 65536)
@@ -64,18 +99,39 @@ def collect(
             if total > flood:
                 limit = "output"
                 break
+        if limit is not None:
+            kill()
+        elif not _wait_readable(pidfd, deadline - time.monotonic()):
+            kill()
+            limit = "time"
+        cpu = _reap(process)
     finally:
         selector.close()
-    if limit is not None:
-        kill_tree(process)
-    try:
-        process.wait(timeout=max(0.1, deadline - time.monotonic()) if limit is None else 5)
-    except subprocess.TimeoutExpired:
-        kill_tree(process)
-        process.wait()
-        limit = "time"
-    process.stdout.close()
-    return bytes(kept), total, total > keep, limit
+        os.close(pidfd)
+        process.stdout.close()
+    return Collected(bytes(kept), total, total > keep, limit, cpu)
+
+
+def _wait_readable(fd: int, seconds: float) -> bool:
+    ready, _, _ = select.select([fd], [], [], max(0.1, seconds))
+    return bool(ready)
+
+
+def _reap(process: subprocess.Popen[bytes]) -> float:
+    """Wait for the process (already killed or exiting) and return its CPU seconds."""
+    if process.returncode is not None:
+        return 0.0
+    while True:
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+            break
+        except ChildProcessError:  # reaped elsewhere (it cannot be: Popen is ours); be safe
+            process.wait()
+            return 0.0
+        except InterruptedError:
+            continue
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _readable(fd: int) -> bool:
@@ -117,32 +173,30 @@ def events_of(done: bytes, nonce: str | None) -> list[list[str]]:
     return events
 
 
-_REPORTABLE: tuple[LimitName, ...] = ("memory", "processes", "file_size", "scratch")
-_MEMORY_SIGNS = ("MemoryError", "Cannot allocate memory", "std::bad_alloc")
-_PROCESS_SIGNS = ("Resource temporarily unavailable", "fork: retry", "can't start new thread")
-
-
-def limit_from(
-    sig: int | None, events: list[list[str]], output: bytes, exit_code: int | None
+def observed_limit(
+    *,
+    ended_by_parent: LimitName | None,
+    failed: bool,
+    counters: Counters | None,
+    cpu_seconds: float,
+    limits: Limits,
 ) -> LimitName | None:
-    """Which limit a run hit, from its signal, the runner's report, or its last words."""
-    if sig == signal.SIGXCPU:
-        return "cpu"
-    if sig == signal.SIGXFSZ:
-        return "file_size"
-    reported = {e[1] for e in events if len(e) == 2 and e[0] == "limit"}
-    for name in _REPORTABLE:
-        if name in reported:
-            return name
-    if exit_code == 0:
+    """The limit a run hit, from the parent's own observations only.
+
+    ``ended_by_parent``: the parent's wall clock or flood count ended the run. The others are
+    read only when the run ``failed`` (a run that succeeded despite, say, a refused fork was not
+    stopped by a limit): the cgroup's OOM kills (a full /tmp is one too: its pages are the run's
+    memory), its refused forks, CPU time measured at the limit. A limit the parent cannot
+    confirm is not a limit.
+    """
+    if ended_by_parent is not None:
+        return ended_by_parent
+    if not failed:
         return None
-    tail = output[-2000:].decode("utf-8", errors="replace")
-    if any(sign in tail for sign in _MEMORY_SIGNS):
+    if counters is not None and counters.oom_kills > 0:
         return "memory"
-    if any(sign in tail for sign in _PROCESS_SIGNS):
+    if counters is not None and counters.pids_refused > 0:
         return "processes"
-    if "File too large" in tail:
-        return "file_size"
-    if "No space left on device" in tail:
-        return "scratch"
+    if cpu_seconds >= limits.cpu * _CPU_SHARE - _CPU_SLACK:
+        return "cpu"
     return None

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from assay.sandbox._cgroup import MemoryMechanism
+
 Isolation = Literal["bwrap", "none"]
-LimitName = Literal["time", "cpu", "memory", "processes", "output", "file_size", "scratch"]
+LimitName = Literal["time", "cpu", "memory", "processes", "output"]
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,14 @@ class RunResult:
     """Wall-clock seconds from start to the end of the whole sandbox."""
     isolation: Isolation
     limit: LimitName | None = None
-    """The limit that ended or broke the run, when one is known to have been hit."""
+    """The limit that ended or broke the run, only ever from what the parent observed itself:
+    its wall clock, the output it counted, the cgroup's OOM-kill and task-refusal counters, the
+    CPU time it measured. Never from the run's output or a signal the run could have sent
+    itself."""
+    memory_limit: MemoryMechanism = "rlimit-as"
+    """What bound the run's memory: its own cgroup (v1 or v2), or only RLIMIT_AS per process."""
+    cpu_seconds: float | None = None
+    """CPU time of every process of the run together, as the parent measured it."""
     started: bool = False
     """The runner reported (with the run's nonce) that it began the checked code."""
     completed: bool = False

@@ -36,19 +36,14 @@ class Report(BaseModel):
     outcomes: tuple[Outcome, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The stable wire form printed by ``assay check`` and returned by the API."""
+        """The stable wire form printed by ``assay check`` and returned by the API.
+
+        Always encodable: details and evidence are cleaned (see ``Outcome.to_json``).
+        """
         return {
             "status": self.status.value,
             "score": self.score,
-            "outcomes": [
-                {
-                    "kind": o.kind,
-                    "status": o.status.value,
-                    "detail": o.detail,
-                    "evidence": o.evidence,
-                }
-                for o in self.outcomes
-            ],
+            "outcomes": [o.to_json() for o in self.outcomes],
         }
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_serializer
+
+from assay.status._clean import clean_text, clean_value
 
 
 class Status(StrEnum):
@@ -53,6 +55,26 @@ class Outcome(BaseModel):
     """The check kind that produced it; stamped by the engine."""
     evidence: dict[str, Any] | None = None
     """JSON-able facts behind the finding (expected and actual values, receipts, rows)."""
+
+    # Detail and evidence often quote what the candidate or a checker wrote; every serialised
+    # form is cleaned (see ``assay.status._clean``), so a report can always be encoded. Done when
+    # serialising, not when building: building is on the answer hot path.
+    @field_serializer("detail")
+    def _serialize_detail(self, detail: str) -> str:
+        return clean_text(detail)
+
+    @field_serializer("evidence")
+    def _serialize_evidence(self, evidence: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if evidence is None else clean_value(evidence)
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form of one outcome: plain JSON, encodable whatever the work held."""
+        return {
+            "kind": self.kind,
+            "status": self.status.value,
+            "detail": clean_text(self.detail),
+            "evidence": None if self.evidence is None else clean_value(self.evidence),
+        }
 
     def with_kind(self, kind: str) -> Outcome:
         """The same finding, stamped with the kind that produced it."""

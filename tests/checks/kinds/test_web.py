@@ -30,7 +30,7 @@ SERVED = [
         ),
         ('"https://example.org/a", https://example.org/a!', ["https://example.org/a"]),
         ("HTTPS://EXAMPLE.org/Path", ["https://example.org/Path"]),
-        ("ftp://example.org/a and example.org/a", []),
+        ("ftp://example.org/a and example.org/a", ["ftp://example.org/a", "//example.org/a"]),
         (
             "https://example.org:8443/x https://example.org:443/y",
             ["https://example.org:8443/x", "https://example.org/y"],

@@ -98,9 +98,13 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
 
     Accepts signs, integers, decimals, scientific notation, thousands groups (``1,000,000``) and
     simple fractions (``3/4``); ``3``, ``3.0`` and ``3.00`` are the same number. Refused, each
-    with its own message: no number, more than one number (every digit in the answer counts, so
-    "part 2: 42" is ambiguous and 711 is never read as 11), a non-finite value (``nan``, ``inf``,
-    ``1e400``), the wrong unit, a value outside tolerance. An integer ``value`` compares exactly
+    with its own message: no number, more than one number (every digit of any script and every
+    number-like token counts, so "part 2: 42", ``11 or711``, ``42 or ４３``, ``42²``, ``42 NaN``
+    and ``42 or forty-three`` are ambiguous and 711 is never read as 11), a number that cannot be
+    read exactly (``42 million``, ``42k`` without a unit in the spec, ``±42``, ``42+``, ``½``), a
+    non-finite value (``nan``, ``inf``, ``1e400``), the wrong unit (including any unit pint cannot
+    read or convert), a value outside tolerance. A unit owns digits only as its exponent
+    (``m^2``, ``m²``; not ``cm3``). An integer ``value`` compares exactly
     (big integers included); a float ``value`` compares at double precision (``1/3`` matches
     ``0.3333333333333333``, ``0.30000000000000004`` does not match ``0.3``). After a unit
     conversion a relative slack of 1e-9 absorbs the rounding of the conversion factor.
@@ -110,7 +114,7 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
         return answer
     text = normalize(answer)
     try:
-        number = one_number(text)
+        number = one_number(text, magnitude_letters=spec.unit is None)
     except NumberProblem as exc:
         return Outcome.refuted(str(exc), evidence={"reason": exc.reason})
     if not number.finite:

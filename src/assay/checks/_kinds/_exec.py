@@ -16,6 +16,7 @@ from typing import Annotated, Literal, Self
 from pydantic import AfterValidator, Field, model_validator
 
 from assay._errors import SandboxUnavailable
+from assay._files import read_regular_text
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import shorten
 from assay.checks._patterns import PatternTimeout, search, validate_pattern
@@ -23,6 +24,7 @@ from assay.checks._registry import kind
 from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspace
 from assay.checks._spec import NonBlank, Spec
 from assay.sandbox import Limits, Mount, RunResult, runner_control
+from assay.sandbox._judge_files import CANDIDATE_MARK, judge_mounts
 from assay.status import Outcome
 
 WORKSPACE = "/workspace"
@@ -94,7 +96,7 @@ def _run(
     except SandboxUnavailable as exc:
         return Outcome.error(str(exc))
     with tempfile.TemporaryDirectory(prefix="assay-run-") as scratch:
-        mounts: list[Mount] = []
+        mounts = judge_mounts(shell=mode == "shell")
         cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
         if ctx.workspace is not None:
             staged = staged_workspace(ctx, Path(scratch))
@@ -102,7 +104,8 @@ def _run(
                 return staged
             mounts.append(Mount(staged, WORKSPACE))
             cwd = sandbox.inside_path(WORKSPACE, mounts)
-        control, nonce = runner_control(mode, code, filename, cwd, path=[cwd])
+        # The judge never has the workspace on its sys.path: it reaches it only by proxy.
+        control, nonce = runner_control(mode, code, filename, cwd)
         try:
             return sandbox.run(
                 sandbox.python_argv(),
@@ -124,6 +127,7 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
         "isolation": result.isolation,
         "exit_code": result.exit_code,
         "elapsed": round(result.elapsed, 3),
+        "memory_limit": result.memory_limit,
     }
     tail = "" if hidden or not result.output else f"; output ends: «{shorten(result.tail, 300)}»"
     if result.truncated and not hidden:
@@ -148,6 +152,9 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
             evidence,
         )
     if not result.completed:
+        reason = _judge_reason(result.output) if not hidden else None
+        if reason is not None:
+            return Outcome.refuted(f"check exited before completing: {reason}", evidence)
         if result.signal:
             ended = f"it was killed by signal {result.signal}"
         elif result.exit_code == 0:
@@ -160,16 +167,44 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
             f"exit code {result.exit_code}, expected {expect_exit}{tail}", evidence
         )
     value, pattern = getattr(spec, "value", None), getattr(spec, "pattern", None)
-    if value is not None and value not in result.output:
+    own = _own_output(result.output)
+    if value is not None and value not in own:
         return Outcome.refuted(f"the output does not contain {shorten(value)!r}{tail}", evidence)
     if pattern is not None:
         try:
-            found = search(pattern, result.output, 1.0)
+            found = search(pattern, own, 1.0)
         except PatternTimeout as exc:
             return Outcome.inconclusive(f"matching the output: {exc}", evidence)
         if found is None:
             return Outcome.refuted(f"the output has no match for {pattern!r}{tail}", evidence)
     return Outcome.verified("the check ran to its end and passed", evidence)
+
+
+_REASON = "\nassay: refuted: "
+
+
+def _own_output(output: str) -> str:
+    """The run's output without the lines the candidate's process printed (python checks).
+
+    Those reach the output only through the judge, each line marked: what candidate code prints
+    can never supply the text a ``value`` or ``pattern`` asks for.
+    """
+    if CANDIDATE_MARK not in output:
+        return output
+    kept = [line for line in output.split("\n") if not line.startswith(CANDIDATE_MARK)]
+    return "\n".join(kept)
+
+
+def _judge_reason(output: str) -> str | None:
+    """The judge's own last words (a refusal, a failed test), when the run ended on one.
+
+    Only read for a run that did not complete, and only to explain it: text the candidate
+    prints can at most change the wording of its own refutation.
+    """
+    at = output.rfind(_REASON)
+    if at < 0 or output[at + len(_REASON) :].count("\n") > 1:
+        return None
+    return shorten(output[at + len(_REASON) :].strip(), 400)
 
 
 @kind("shell", CodeSpec)
@@ -178,6 +213,8 @@ def shell(spec: CodeSpec, ctx: CheckContext) -> Outcome:
 
     An ``exit`` before the last line (in the check, or in a script it sources) is refuted as
     "exited before completing". Optional ``value`` / ``pattern`` must appear in the output.
+    The shell holds no harness state; but a script the check *sources* runs in that shell and
+    controls it entirely: run the agent's scripts as processes (``bash ./solve.sh``) instead.
     """
     return _judge(_run(ctx, "shell", spec.code, spec, "<shell check>"), spec, hidden=False)
 
@@ -186,8 +223,13 @@ def shell(spec: CodeSpec, ctx: CheckContext) -> Outcome:
 def python(spec: PythonSpec, ctx: CheckContext) -> Outcome:
     """``code`` runs in Python in the sandbox, with the workspace importable, to its last line.
 
-    Passing means every statement ran, so every assert held; ``sys.exit(0)``, ``os._exit(0)``
-    or a patched ``exit`` inside imported agent code ends the run early and is refuted.
+    Passing means every statement ran, so every assert held. A workspace module the check
+    imports runs in its own process: its functions and classes are called across, and only
+    plain data comes back (None, bool, numbers, str, bytes, and lists, tuples, dicts and sets
+    of them, with their exact types); a subclass of those, or comparing a candidate object, is
+    refuted. The standard library always wins over a workspace file of the same name.
+    ``unittest.main()`` and top-level ``def test_*():`` functions work as their users expect:
+    a failing test, or no test at all, refutes.
     """
     return _judge(_run(ctx, "python", spec.code, spec, "<python check>"), spec, hidden=False)
 
@@ -206,7 +248,7 @@ def hidden_python(spec: HiddenSpec, ctx: CheckContext) -> Outcome:
         assert spec.file is not None
         path = (ctx.base_dir or Path.cwd()) / spec.file
         try:
-            code = path.read_text(encoding="utf-8")
+            code = read_regular_text(path, ctx.config.max_file_bytes, "hidden check file")
         except (OSError, UnicodeDecodeError) as exc:
             return Outcome.error(f"the hidden check file cannot be read: {type(exc).__name__}")
     return _judge(_run(ctx, "python", code, spec, "<hidden check>"), spec, hidden=True)

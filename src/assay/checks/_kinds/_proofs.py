@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
 from assay._errors import SandboxUnavailable, ToolchainMissing
+from assay._files import read_regular_text
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import answer_or_outcome, workspace_text
 from assay.checks._registry import kind
@@ -23,7 +24,9 @@ from assay.checks._spec import NonBlank, Spec
 from assay.proofs._cache import JudgmentCache
 from assay.proofs._holes import HoleNotFound, fill, only_hole
 from assay.proofs._judges import judge, plan_for, refusals_for
-from assay.proofs._scan import agda_candidate_refusals
+from assay.proofs._languages import lean_name_problem
+from assay.proofs._lean_lex import LeanLexError, header_imports
+from assay.proofs._scan import agda_candidate_refusals, lean_refusals
 from assay.sandbox import Limits
 from assay.status import Outcome
 
@@ -51,6 +54,8 @@ class ProofSpec(Spec):
     """Wall-clock seconds for the judgment (inconclusive when exceeded)."""
     memory_mb: int = Field(4096, gt=0)
     """Address space per process, in MiB."""
+    limits_are_rules: bool = False
+    """A judgment stopped by a limit (time, memory, stack) refutes instead of being inconclusive."""
 
     @model_validator(mode="after")
     def _one_form(self) -> Self:
@@ -98,8 +103,8 @@ def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outc
             return answer
         path = (ctx.base_dir or Path.cwd()) / spec.obligation
         try:
-            obligation = path.read_text(encoding="utf-8")
-            span = only_hole(obligation)
+            obligation = read_regular_text(path, ctx.config.max_file_bytes, "obligation")
+            span = only_hole(obligation, agda=language == "agda")
         except (OSError, UnicodeDecodeError) as exc:
             return Outcome.error(f"the obligation cannot be read: {type(exc).__name__}")
         except HoleNotFound as exc:
@@ -111,7 +116,11 @@ def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outc
                     f"refused before judging: {', '.join(shapes)}", {"refused": shapes}
                 )
         source = fill(obligation, span, answer, parenthesize=language == "agda")
-    shapes = refusals_for(language, source, spec.options)
+    shapes = (
+        lean_refusals(source, header_imports(spec.header))
+        if language == "lean"
+        else refusals_for(language, source, spec.options)
+    )
     if shapes:
         return Outcome.refuted(f"refused before judging: {', '.join(shapes)}", {"refused": shapes})
     try:
@@ -154,14 +163,29 @@ def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outc
     if verdict.finding == "does_not_check":
         shown = " | ".join(verdict.diagnostics[:6])[:600]
         return Outcome.refuted(f"{language} rejected the proof{cached}: {shown}", evidence)
-    if verdict.limit == "time":
-        return Outcome.inconclusive(
-            f"the {language} judgment did not finish within {spec.timeout:g}s", evidence
-        )
-    ended = f"limit {verdict.limit}" if verdict.limit else f"exit code {verdict.exit_code}"
+    if verdict.finding == "crashed":
+        return Outcome.refuted(verdict.reason, evidence)
+    if verdict.limit is not None:
+        return _limit_outcome(language, spec, verdict.limit, verdict.reason, evidence)
+    ended = verdict.reason or f"exit code {verdict.exit_code}"
     return Outcome.error(
         f"the {language} checker failed ({ended}); this says nothing about the proof", evidence
     )
+
+
+def _limit_outcome(
+    language: Language, spec: ProofSpec, limit: str, reason: str, evidence: dict[str, Any]
+) -> Outcome:
+    """A limit stopped the judgment: no finding, unless the author made the limits rules."""
+    if limit == "time":
+        what = f"did not finish within {spec.timeout:g}s"
+    else:
+        what = f"hit the {limit} limit (memory_mb {spec.memory_mb}): {reason}"
+    if spec.limits_are_rules:
+        return Outcome.refuted(
+            f"the {language} judgment {what}, which this check's rules forbid", evidence
+        )
+    return Outcome.inconclusive(f"the {language} judgment {what}", evidence)
 
 
 @kind("agda", AgdaSpec)
@@ -177,22 +201,54 @@ def agda(spec: AgdaSpec, ctx: CheckContext) -> Outcome:
 
 @kind("coq", StatementSpec)
 def coq(spec: StatementSpec, ctx: CheckContext) -> Outcome:
-    """coqc compiles the proof and a wrapper restating the statement, and Print Assumptions is clean.
+    """coqc compiles the statement alone, then the proof and a wrapper; coqchk and Print
+    Assumptions audit the result.
 
-    coqc exits 0 on ``Admitted``, ``Axiom`` and ``Unset Guard Checking``, so exit 0 is not
-    enough: green also needs "Closed under the global context" (or only ``allowed_axioms``).
-    ``Admitted``, ``admit``, axioms and disabled checking are refused before judging.
+    The statement (with ``header``) is compiled before the solution exists, so none of the
+    solution's instances, coercions, notations, hints or options can change what it means; the
+    wrapper checks ``Solution.<name>`` against it by conversion. coqc exits 0 on ``Admitted``,
+    ``Hypothesis`` and ``Unset Guard Checking``, so exit 0 is not enough: green also needs
+    coqchk (Coq's independent kernel checker, over the compiled files) to find no axiom of the
+    solution, unsafe fixpoint, assumed positivity or type-in-type, and ``Print Assumptions``, in
+    a step that only loads the compiled wrapper, to list nothing beyond ``allowed_axioms``.
+    A toolchain crash the solution provokes (an anomaly) refutes when a known-good proof still
+    checks; a limit (time, or memory/stack confirmed by a larger run that checks) is
+    inconclusive unless ``limits_are_rules``. ``Admitted``, ``admit``, axioms, disabled
+    checking, plugins and file-writing commands are refused before judging.
     """
     return _judge_proof("coq", spec, ctx)
 
 
-@kind("lean", StatementSpec)
-def lean(spec: StatementSpec, ctx: CheckContext) -> Outcome:
-    """``lake env lean`` elaborates the proof and a wrapper restating the statement; axioms audited.
+class LeanSpec(StatementSpec):
+    @model_validator(mode="after")
+    def _lean_names(self) -> Self:
+        assert self.name is not None  # StatementSpec requires it
+        problem = lean_name_problem(self.name)
+        if problem is not None:
+            raise ValueError(f"'name': {problem}")
+        try:
+            header_imports(self.header)
+        except LeanLexError as exc:
+            raise ValueError(f"'header' cannot be read as Lean: {exc}") from None
+        return self
 
-    Green needs no errors and, from the last ``#print axioms`` line, only propext,
-    Classical.choice and Quot.sound (or ``allowed_axioms``). ``sorry``, ``native_decide``,
-    ``axiom``, ``implemented_by``, ``extern``, ``unsafe`` and new notation are refused first.
-    Runs where ``lake`` is on PATH; elsewhere it is inconclusive, saying so.
+
+@kind("lean", LeanSpec)
+def lean(spec: LeanSpec, ctx: CheckContext) -> Outcome:
+    """Lean compiles the solution, the statement without it, and a wrapper; a separate audit
+    process re-checks every declaration with the kernel and lists the axioms.
+
+    The statement is elaborated in its own module (the ``header`` and ``def
+    AssayStatement.statement : Prop := (statement)``) that never imports the solution; the
+    wrapper checks ``@_root_.<name>`` against it by conversion. The audit (a trusted program run
+    with ``lean --run`` in a process that never imports the solution) replays every declaration
+    of the three modules through the kernel (so ``debug.skipKernelTC`` cannot help) and prints
+    the axioms as marked, escaped lines; green needs only propext, Classical.choice and
+    Quot.sound (or ``allowed_axioms``). Refused first, by tokens: ``sorry``, ``axiom``,
+    ``native_decide``, ``unsafe``, every metaprogramming command (``run_cmd``, ``elab``,
+    ``macro``, ...), instances and notation, attributes beyond simp-like tags, options beyond
+    limits and linters, ``#`` commands, «escaped» names, and imports other than the header's
+    (never ``Lean``). Runs where ``lake`` is on PATH (``ASSAY_LEAN_PROJECT`` names a Lake project
+    for Mathlib); elsewhere it is inconclusive, saying so.
     """
     return _judge_proof("lean", spec, ctx)

@@ -49,6 +49,10 @@ class SqlSpec(Spec):
     """Compare rows in order; otherwise as bags (duplicates count)."""
     max_rows: int | None = Field(None, gt=0)
     """Rows read per query; defaults to the configured limit."""
+    limits_are_rules: bool = False
+    """True: an answer query that runs past the time limit refutes (a wrong query that never
+    ends, such as a runaway recursive CTE, must not turn into a masked result); otherwise it is
+    inconclusive. The verifier's own query running out of time is always inconclusive."""
 
     @model_validator(mode="after")
     def _one_target(self) -> Self:
@@ -205,9 +209,19 @@ def sql_query(spec: SqlSpec, ctx: CheckContext) -> Outcome:
             try:
                 actual = _run(connection, answer, timeout, limit)
             except QueryTimeout as exc:
+                if spec.limits_are_rules:
+                    return Outcome.refuted(
+                        f"the answer query: {exc}, and this check's rules make the time limit "
+                        "part of the task"
+                    )
                 return Outcome.inconclusive(f"the answer query: {exc}")
             except TooManyRows as exc:
                 return Outcome.refuted(f"the answer query: {exc}; expected {len(expected)}")
+            except UnicodeEncodeError:
+                return Outcome.refuted(
+                    "the answer query is not valid text (it holds a lone surrogate): "
+                    "give one SELECT statement"
+                )
             except (sqlite3.ProgrammingError, sqlite3.Warning) as exc:
                 return Outcome.refuted(
                     f"the answer query was refused (give exactly one SELECT): {exc}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field
@@ -13,9 +14,97 @@ from assay.checks._registry import kind
 from assay.checks._spec import Spec
 from assay.status import Outcome
 
-_MARKDOWN = re.compile(r"\[[^\]]*\]\(\s*<?(https?://[^\s)>]+)>?\s*\)", re.IGNORECASE)
-_ANGLE = re.compile(r"<(https?://[^\s>]+)>", re.IGNORECASE)
-_BARE = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^]+", re.IGNORECASE)
+_URL_CHARS = r"[^\s<>\"'`\[\]{}|\\^]"
+_SCHEME_URL = re.compile(rf"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://{_URL_CHARS}*")
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_TLD = r"(?:[^\W\d_]{2,63}|xn--[a-z0-9-]{1,59})"
+# A host named without a scheme: "//host...", "www.host...", "host/path", "host:port", or a bare
+# domain under a common top-level domain. Not after "@" (an email names a mailbox) or a word.
+_SCHEMELESS = re.compile(
+    rf"""(?:(?<=//)|(?<![\w@.\-/]))(?P<slashes>//)?
+    (?P<host>(?:{_LABEL}\.)+{_TLD}(?![\w-])|[0-9]{{1,3}}(?:\.[0-9]{{1,3}}){{3}}(?=[:/]))
+    (?P<rest>(?::[0-9]{{1,5}})?[/?#]{_URL_CHARS}*|:[0-9]{{1,5}}(?![\w.]))?""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_COMMON_TLDS = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "edu",
+        "gov",
+        "mil",
+        "int",
+        "io",
+        "co",
+        "ai",
+        "dev",
+        "app",
+        "info",
+        "biz",
+        "me",
+        "us",
+        "uk",
+        "ca",
+        "au",
+        "de",
+        "fr",
+        "jp",
+        "cn",
+        "ru",
+        "in",
+        "eu",
+        "nl",
+        "se",
+        "no",
+        "es",
+        "it",
+        "ch",
+        "br",
+        "kr",
+        "tw",
+        "nz",
+        "za",
+        "pl",
+        "be",
+        "at",
+        "dk",
+        "fi",
+        "ie",
+        "il",
+        "mx",
+        "ar",
+        "gr",
+        "pt",
+        "cz",
+        "hu",
+        "ro",
+        "tr",
+        "ua",
+        "ir",
+        "id",
+        "sg",
+        "hk",
+        "vn",
+        "th",
+        "my",
+        "ph",
+        "pk",
+        "bd",
+        "ng",
+        "ke",
+        "eg",
+        "sa",
+        "ae",
+        "xyz",
+        "site",
+        "online",
+        "tech",
+        "wiki",
+        "news",
+        "blog",
+    ]
+)
 _TRAILING = ".,;:!?)]}'\""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -44,24 +133,74 @@ def canonical_url(url: str) -> str | None:
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
+def _without_scheme(canonical: str) -> str:
+    """``https://host/p`` -> ``//host/p``: what a citation written without a scheme can name."""
+    return "//" + canonical.partition("://")[2]
+
+
+def _schemeless_key(host: str, rest: str) -> str:
+    """A citation written without a scheme, as ``//host[:port]/path?query`` (80 and 443 dropped)."""
+    canonical = canonical_url(f"http://{host}{rest}")
+    if canonical is None:
+        return f"//{host.lower()}{rest}"
+    key = _without_scheme(canonical)
+    hostpart, slash, path = key[2:].partition("/")
+    if hostpart.endswith(":443"):
+        key = "//" + hostpart[:-4] + slash + path
+    return key
+
+
+def _prepared(text: str) -> str:
+    """NFKC (fullwidth ``ｈｔｔｐｓ：／／`` is ``https://``), without invisible format characters."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
 def cited_urls(text: str) -> list[str]:
-    """URLs cited in prose, in markdown links ``[t](url)`` and in ``<url>``, in order, once each."""
+    """Every citation in the text, in order, once each; anything that names a host counts.
+
+    After NFKC normalisation and removal of invisible format characters, a citation is a URL with
+    any scheme (``https://...``, ``ftp://...``; an http(s) URL is given in canonical form, another
+    scheme as written), or a host named without a scheme (given as ``//host/path``): ``//host``,
+    ``www.host``, a dotted host whose last label is alphabetic followed by a path, port or query
+    (``example.org/x``, ``report.example:8080``), or a bare domain under a common top-level domain
+    (``example.org``). Markdown links and ``<url>`` are found the same way. A citation written
+    without a scheme that names the same host and path as an http(s) citation is the same source.
+    """
+    text = _prepared(text)
     found: list[tuple[int, str]] = []
     covered: list[tuple[int, int]] = []
-    for pattern in (_MARKDOWN, _ANGLE):
-        for match in pattern.finditer(text):
-            found.append((match.start(1), match.group(1)))
-            covered.append(match.span(1))
-    for match in _BARE.finditer(text):
+    for match in _SCHEME_URL.finditer(text):
+        url = match.group(0).rstrip(_TRAILING)
+        covered.append((match.start(), match.start() + len(url)))
+        found.append((match.start(), canonical_url(url) or url))
+    for match in _SCHEMELESS.finditer(text):
         if any(start <= match.start() < end for start, end in covered):
             continue
-        found.append((match.start(), match.group(0).rstrip(_TRAILING)))
+        host, rest = match.group("host"), (match.group("rest") or "").rstrip(_TRAILING)
+        named = (
+            match.group("slashes")
+            or rest
+            or host.lower().startswith("www.")
+            or host.rpartition(".")[2].lower() in _COMMON_TLDS
+        )
+        if named:
+            found.append((match.start(), _schemeless_key(host, rest)))
     seen: dict[str, None] = {}
+    schemes = {_without_scheme(url) for _, url in found if canonical_url(url) is not None}
     for _, url in sorted(found):
-        canonical = canonical_url(url)
-        if canonical is not None:
-            seen.setdefault(canonical)
+        if url.startswith("//") and url in schemes:
+            continue  # the same source as an http(s) citation of it
+        seen.setdefault(url)
     return list(seen)
+
+
+def _is_served(url: str, served: set[str], served_hosts: set[str]) -> bool:
+    if url.startswith("//"):
+        return url in served_hosts
+    return url in served
 
 
 class ReceiptSpec(Spec):
@@ -71,11 +210,15 @@ class ReceiptSpec(Spec):
 
 @kind("web_receipt", ReceiptSpec)
 def web_receipt(spec: ReceiptSpec, ctx: CheckContext) -> Outcome:
-    """Every URL cited in the answer was served (2xx) by the retrieval provider in this episode.
+    """Every source cited in the answer was served (2xx) by the retrieval provider in this episode.
 
-    Receipts come from the provider, never from the policy; a failed fetch serves nothing. URLs
-    compare after canonicalisation (see ``canonical_url``). Passing says the sources were served,
-    not that they support the answer.
+    Anything that names a host is a citation (see ``cited_urls``): ``https://...``, another
+    scheme, ``//host/x``, ``www.host/x``, ``host.org/x``, fullwidth or markdown forms alike, so an
+    unserved source cannot hide in a form the check does not read. Receipts come from the
+    provider, never from the policy; a failed fetch serves nothing. URLs compare after
+    canonicalisation (see ``canonical_url``); a citation without a scheme is served when a served
+    URL has the same host, path and query. Passing says the sources were served, not that they
+    support the answer.
     """
     answer = answer_or_outcome(ctx)
     if isinstance(answer, Outcome):
@@ -92,7 +235,8 @@ def web_receipt(spec: ReceiptSpec, ctx: CheckContext) -> Outcome:
             f"the answer cites {len(cited)} distinct URL(s); at least {spec.min_citations} required",
             evidence,
         )
-    unserved = [url for url in cited if url not in served]
+    served_hosts = {_without_scheme(url) for url in served}
+    unserved = [url for url in cited if not _is_served(url, served, served_hosts)]
     if unserved:
         listed = ", ".join(unserved[:10]) + (
             f" and {len(unserved) - 10} more" if len(unserved) > 10 else ""

@@ -1,0 +1,259 @@
+"""The Lean pre-filter: refuse, by tokens, every shape that could let a solution skip the kernel,
+run code while it is judged, or read the trusted statement differently.
+
+The source is read by ``_lean_lex`` exactly as Lean tokenizes it (comments, strings,
+interpolations, raw strings, characters, «names»); what it cannot read is refused. Then:
+
+* **words**, compared with whole identifier parts (``command_elab`` is one part, not ``elab``;
+  ``Lean.ofReduceBool`` has the part ``ofReduceBool``): proof gaps (``sorry``, ``admit``),
+  trusting compiled code instead of the kernel (``native_decide``, ``implemented_by``,
+  ``extern``, ``unsafe``, ``partial``, ``opaque``), ``axiom``, every metaprogramming command
+  (``run_cmd``, ``elab``, ``macro``, ``syntax``, ``initialize``, ``simproc``, ...), and every
+  declaration of notation or instances (``notation``, ``infix``, ``instance``, ``deriving``);
+* **attributes** (``@[...]`` and ``attribute [...]``): only a small allow-list (``simp``,
+  ``reducible``, ``ext``, ...); ``command_elab``, ``tactic``, ``init``, ``csimp``, ``instance``,
+  ``implemented_by`` and every other attribute that registers code or instances is refused;
+* **options**: ``set_option`` only for limits and linters (``maxHeartbeats``, ``maxRecDepth``,
+  ``synthInstance.*``, ``linter.*``, ``pp.*``); ``debug.skipKernelTC`` and the rest are refused;
+* **imports**: only the modules the trusted header imports, never ``Lean`` or ``Lake``; no
+  ``prelude``, no ``module`` system header, no import after the header;
+* **escapes**: ``#`` commands (``#eval``, ``#exit``), quotations and name literals (`` ` ``),
+  ``«escaped»`` names (they spell any name, a newline included), and any name in the ``Lean`` or
+  ``Lake`` namespaces.
+
+Solutions may declare no instances and no notation at all: that is the simple rule, even though
+the statement is elaborated in a module that never sees the solution (``_languages``). This is
+a pre-filter; the judgment's guards are that separate statement module and the audit, which
+replays every declaration through the kernel in a process where no solution code runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from assay.proofs._lean_lex import LeanLexError, Token, tokens
+
+Shapes = list[str]
+Callback = Callable[[str], None]
+
+_WORDS: dict[str, tuple[str, ...]] = {
+    "a proof gap": ("sorry", "sorryAx", "admit"),
+    "an axiom": ("axiom",),
+    "it trusts compiled code instead of the kernel": (
+        "native_decide",
+        "ofReduceBool",
+        "ofReduceNat",
+        "reduceBool",
+        "reduceNat",
+        "trustCompiler",
+        "implemented_by",
+        "extern",
+        "unsafe",
+        "partial",
+        "opaque",
+    ),
+    "it turns the kernel off": ("skipKernelTC",),
+    "metaprogramming: code that runs while the file is judged": (
+        "run_cmd",
+        "run_elab",
+        "run_meta",
+        "run_tac",
+        "by_elab",
+        "elab",
+        "elab_rules",
+        "macro",
+        "macro_rules",
+        "syntax",
+        "declare_syntax_cat",
+        "initialize",
+        "builtin_initialize",
+        "simproc",
+        "dsimproc",
+        "simproc_decl",
+        "dsimproc_decl",
+        "builtin_simproc",
+        "builtin_dsimproc",
+        "builtin_simproc_decl",
+        "register_simp_attr",
+        "register_option",
+        "register_builtin_option",
+        "register_label_attr",
+        "declare_config_elab",
+        "declare_simp_like_tactic",
+        "unif_hint",
+        "binder_predicate",
+        "meta",
+    ),
+    "solutions declare no notation and no instances": (
+        "notation",
+        "notation3",
+        "infix",
+        "infixl",
+        "infixr",
+        "prefix",
+        "postfix",
+        "instance",
+        "deriving",
+    ),
+    "it changes the file's prelude": ("prelude",),
+}
+WORDS: dict[str, str] = {word: why for why, words in _WORDS.items() for word in words}
+"""Refused identifier parts, each with the reason shown."""
+
+ALLOWED_ATTRIBUTES = frozenset(
+    {
+        "simp",
+        "reducible",
+        "irreducible",
+        "semireducible",
+        "inline",
+        "noinline",
+        "specialize",
+        "ext",
+        "norm_cast",
+        "push_cast",
+        "elab_as_elim",
+        "induction_eliminator",
+        "cases_eliminator",
+        "symm",
+        "refl",
+        "trans",
+        "congr",
+        "gcongr",
+        "mono",
+        "simps",
+        "nolint",
+        "deprecated",
+        "grind",
+    }
+)
+"""Attributes that only tag a declaration for existing, trusted automation."""
+
+ALLOWED_OPTIONS = frozenset(
+    {
+        "maxHeartbeats",
+        "maxRecDepth",
+        "synthInstance.maxHeartbeats",
+        "synthInstance.maxSize",
+        "autoImplicit",
+        "relaxedAutoImplicit",
+        "exponentiation.threshold",
+    }
+)
+ALLOWED_OPTION_PREFIXES = ("linter.", "pp.")
+NEVER_IMPORTED = ("Lean", "Lake")
+"""Module roots a solution never imports, whatever the header imports."""
+
+
+def _first_part(token: Token) -> str:
+    parts = token.parts[1:] if token.parts[:1] == ("_root_",) else token.parts
+    return parts[0] if parts else ""
+
+
+def _never_imported(module: str) -> bool:
+    return module.split(".")[0] in NEVER_IMPORTED
+
+
+def refusals(text: str, imports: Iterable[str] = ()) -> Shapes:
+    """Every refused shape in ``text``; ``imports`` are the modules the trusted header imports
+    (the only ones the solution may import too)."""
+    try:
+        toks = tokens(text)
+    except LeanLexError as exc:
+        return [f"source that cannot be read with certainty: {exc}"]
+    shapes: Shapes = []
+
+    def add(shape: str) -> None:
+        if shape not in shapes:
+            shapes.append(shape)
+
+    start = _imports(toks, frozenset(imports), add)
+    if toks[:1] and toks[0].kind == "ident" and toks[0].text == "module":
+        add("a `module` header (the module system)")
+    for i, tok in enumerate(toks):
+        if tok.kind == "hash_command":
+            add(f"the `{tok.text}` command")
+        elif tok.kind == "backtick":
+            add("a quotation or name literal (`)")
+        elif tok.kind == "ident":
+            _ident(toks, i, start, add)
+        elif tok.kind == "symbol" and tok.text == "@" and _adjacent(toks, i, "["):
+            _attributes(toks, i + 2, add)
+    return shapes
+
+
+def _adjacent(toks: Sequence[Token], i: int, text: str) -> bool:
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    return nxt is not None and nxt.text == text and nxt.offset == toks[i].offset + 1
+
+
+def _imports(toks: Sequence[Token], allowed: frozenset[str], add: Callback) -> int:
+    """Check the leading ``import`` lines; return the index of the first token after them."""
+    i = 0
+    while i < len(toks) and toks[i].kind == "ident" and toks[i].text == "import":
+        name = toks[i + 1] if i + 1 < len(toks) else None
+        if name is None or name.kind != "ident" or name.escaped:
+            add("an import that does not name a plain module")
+            return i + 1
+        module = ".".join(name.parts)
+        if _never_imported(module):
+            add(f"the import `{module}` (a solution never imports Lean or Lake)")
+        elif module not in allowed:
+            shown = ", ".join(sorted(allowed)) or "none"
+            add(f"the import `{module}` (allowed: the header's imports, {shown})")
+        i += 2
+    return i
+
+
+def _ident(toks: Sequence[Token], i: int, header_end: int, add: Callback) -> None:
+    tok = toks[i]
+    if tok.escaped:
+        add("an escaped «name» (it can spell any name)")
+    for part in tok.parts:
+        why = WORDS.get(part)
+        if why is not None:
+            add(f"`{part}` ({why})")
+    if _first_part(tok) in NEVER_IMPORTED:
+        add(f"the `{_first_part(tok)}` namespace (metaprogramming)")
+    if tok.text == "import" and i >= header_end:
+        add("an `import` after the header")
+    elif tok.text == "eval" and _adjacent(toks, i, "%"):
+        add("`eval%` (metaprogramming: code that runs while the file is judged)")
+    elif tok.text == "set_option":
+        name = toks[i + 1] if i + 1 < len(toks) else None
+        option = ".".join(name.parts) if name is not None and name.kind == "ident" else ""
+        allowed = option in ALLOWED_OPTIONS or option.startswith(ALLOWED_OPTION_PREFIXES)
+        if not allowed or (name is not None and name.escaped):
+            add(f"the option `{option or '?'}` (only limits and linters may be set)")
+    elif tok.text == "attribute" and i + 1 < len(toks) and toks[i + 1].text == "[":
+        _attributes(toks, i + 2, add)
+
+
+def _attributes(toks: Sequence[Token], i: int, add: Callback) -> None:
+    """Check one attribute list, from just after its ``[`` to the matching ``]``."""
+    depth, entry_start = 0, True
+    while i < len(toks):
+        tok = toks[i]
+        if tok.kind == "symbol" and tok.text in ("[", "("):
+            depth += 1
+        elif tok.kind == "symbol" and tok.text in ("]", ")"):
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0 and tok.kind == "symbol" and tok.text == ",":
+            entry_start = True
+            i += 1
+            continue
+        if entry_start and depth == 0:
+            if tok.kind == "ident" and tok.text in ("local", "scoped"):
+                i += 1
+                continue
+            if tok.kind == "symbol" and tok.text == "-":
+                i += 1
+                continue
+            name = ".".join(tok.parts) if tok.kind == "ident" else tok.text
+            if tok.kind != "ident" or tok.escaped or name not in ALLOWED_ATTRIBUTES:
+                add(f"the attribute `{name}` (only tags for existing automation: simp, ext, ...)")
+            entry_start = False
+        i += 1
+    add("an unterminated attribute list")

@@ -1,0 +1,222 @@
+"""The candidate's process in a python check: it imports and runs the workspace's code.
+
+The judge (``_runner.py``) runs this file inside the same sandbox, the first time the check
+imports a workspace module, in its zygote (a copy of the runner forked before the run's nonce
+existed) or, without one, as ``python -I -S -c BOOT candidate REQUESTS REPLIES``. Everything
+here may be replaced by the candidate's code, which runs in this process: the judge trusts
+nothing this process sends. It decodes every reply with a strict decoder that builds only exact
+built-in types (``_proxy.py``), so this file's job is only to be useful to an honest candidate.
+
+Requests come from the judge as ``marshal`` frames (the judge's own bytes; marshal is never used
+in the other direction). Replies are tagged, length-prefixed values:
+
+    N None  T True  F False  i int  f float  c complex  s str  b bytes
+    l list  t tuple  S set  z frozenset  d dict  h handle (an object that stays here)
+
+An object that is not plain data stays in this process and crosses as a handle (its id and a
+short description); an instance of a subclass of a plain type (an ``int`` whose ``__eq__``
+lies) is refused, naming its type. Standard library only, and nothing imported beyond what a
+bare interpreter has loaded before the workspace goes on ``sys.path``.
+"""
+
+import marshal
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
+_CONTAINERS = {list: b"l", tuple: b"t", set: b"S", frozenset: b"z"}
+_MESSAGE_CHARS = 2000
+_DESCRIPTION_CHARS = 120
+
+
+class Refused(Exception):
+    """A value that may not cross: the judge ends the check, naming ``args[0]``."""
+
+
+def main() -> None:
+    requests, replies = int(sys.argv[-2]), int(sys.argv[-1])
+    os.set_inheritable(requests, False)
+    os.set_inheritable(replies, False)
+    paths = marshal.loads(_read_frame(requests))
+    os.chdir(paths[0])
+    sys.path[:0] = paths[:1]  # the workspace first, as `python solve.py` would have it
+    sys.path.extend(paths[1:])
+    sys.argv = [""]
+    objects: dict[int, object] = {}
+    while True:
+        frame = _read_frame(requests)
+        if not frame:
+            os._exit(0)
+        try:
+            reply = b"V" + _encode_top(_serve(marshal.loads(frame), objects), objects)
+        except Refused as refused:
+            reply = b"R" + _encode(str(refused.args[0])[:_MESSAGE_CHARS])
+        except BaseException as exc:  # every candidate failure goes to the judge
+            reply = b"X" + _encode(_exception(exc))
+        _flush()
+        os.write(replies, len(reply).to_bytes(4, "big") + reply)
+
+
+def _serve(request: "Any", objects: dict[int, "Any"]) -> object:
+    op = request[0]
+    if op == "import":
+        name = str(request[1])
+        __import__(name)
+        return sys.modules[name]
+    target = objects[request[1]]
+    if op == "getattr":
+        return getattr(target, request[2])
+    if op == "names":
+        names = getattr(target, "__all__", None)
+        if names is None:
+            names = [n for n in vars(target) if not n.startswith("_")]
+        return [str(n) for n in names]
+    if op == "setattr":
+        setattr(target, request[2], _unpack(request[3], objects))
+        return None
+    if op == "call":
+        args = [_unpack(a, objects) for a in request[2]]
+        kwargs = {k: _unpack(v, objects) for k, v in request[3].items()}
+        return target(*args, **kwargs)
+    if op == "iter":
+        return iter(target)
+    if op == "next":
+        return next(target)
+    if op == "len":
+        return len(target)
+    if op == "getitem":
+        return target[_unpack(request[2], objects)]
+    if op == "contains":
+        return _unpack(request[2], objects) in target
+    if op == "str":
+        text = str(target)
+        if type(text) is not str:
+            raise Refused(f"str() returned a {_type_name(text)}, not a str")
+        return text
+    raise ValueError(f"unknown request {op!r}")
+
+
+def _unpack(packed: "Any", objects: dict[int, object]) -> object:
+    tag, value = packed
+    return objects[value] if tag == 1 else value
+
+
+def _encode_top(value: object, objects: dict[int, object]) -> bytes:
+    """Plain data as itself; any other object stays here and crosses as a handle."""
+    if type(value) in _PLAIN or isinstance(value, _PLAIN):
+        return _encode(value)
+    handle = len(objects) + 1
+    objects[handle] = value
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    description = _type_name(value) + (f" {name}" if type(name) is str else "")
+    return b"h" + _int(handle) + _encode(description[:_DESCRIPTION_CHARS])
+
+
+def _encode(value: "Any") -> bytes:
+    kind: Any = type(value)
+    if value is None:
+        return b"N"
+    if kind is bool:
+        return b"T" if value else b"F"
+    if kind is int:
+        return b"i" + _int(value)
+    if kind is float:
+        return b"f" + _str(value.hex())
+    if kind is complex:
+        return b"c" + _str(value.real.hex()) + _str(value.imag.hex())
+    if kind is str:
+        return b"s" + _bytes(value.encode("utf-8", "surrogatepass"))
+    if kind is bytes:
+        return b"b" + _bytes(value)
+    if kind in _CONTAINERS:
+        items = list(value)
+        return _CONTAINERS[kind] + _count(items) + b"".join(_encode(v) for v in items)
+    if kind is dict:
+        pairs = list(value.items())
+        return b"d" + _count(pairs) + b"".join(_encode(k) + _encode(v) for k, v in pairs)
+    for plain in _PLAIN:
+        if isinstance(value, plain):
+            raise Refused(
+                f"a {_type_name(value)} (a subclass of {plain.__name__}): only plain data "
+                "(None, bool, int, float, complex, str, bytes and lists, tuples, dicts, sets "
+                "of them, with their exact built-in types) crosses to the check"
+            )
+    raise Refused(
+        f"a {_type_name(value)} inside a container: only plain data crosses to the check "
+        "inside a list, tuple, dict or set"
+    )
+
+
+def _count(items: list[object]) -> bytes:
+    return len(items).to_bytes(4, "big")
+
+
+def _int(number: int) -> bytes:
+    raw = number.to_bytes(number.bit_length() // 8 + 1, "big", signed=True)
+    return len(raw).to_bytes(4, "big") + raw
+
+
+def _bytes(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def _str(text: str) -> bytes:
+    return _bytes(text.encode("ascii"))
+
+
+def _exception(exc: BaseException) -> tuple[str, tuple[object, ...], str]:
+    """(the nearest built-in exception class's name, plain args, the candidate's type name)."""
+    builtin = "RuntimeError"
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "builtins":
+            builtin = cls.__name__
+            break
+    args = tuple(
+        (a[:_MESSAGE_CHARS] if type(a) in (str, bytes) else a)
+        for a in exc.args
+        if type(a) in (type(None), bool, int, float, str, bytes)
+    )
+    if len(args) != len(exc.args):
+        args = (str(exc)[:_MESSAGE_CHARS],)
+    return builtin, args, _type_name(exc)
+
+
+def _type_name(value: object) -> str:
+    kind = type(value)
+    module = getattr(kind, "__module__", "")
+    name = str(getattr(kind, "__qualname__", "object"))
+    return name if module in ("builtins", None, "") else f"{module}.{name}"
+
+
+def _read_frame(fd: int) -> bytes:
+    head = _read_exact(fd, 4)
+    if len(head) < 4:
+        return b""
+    return _read_exact(fd, int.from_bytes(head, "big"))
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:  # noqa: SIM105 - contextlib would be one more import on every check
+            stream.flush()
+        except Exception:
+            pass
+
+
+if __name__ == "__main__":
+    main()

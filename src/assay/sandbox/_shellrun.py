@@ -1,0 +1,101 @@
+"""A ``shell`` check: bash runs the check's code as a child of the judge (standard library only).
+
+Nothing of the harness is in that shell while the check runs: no variable, no function, and no
+command before the check's last line. Bash reads the script from a private memory file (closed
+by the script's first line, never on its command line or in its environment). The script's last
+line is built only of keywords, an assignment and a redirection,
+
+    { TIMEFORMAT="<token> $?"; time [[ 1 ]]; } 2>&99
+
+so no function or disabled builtin can change what it does: it writes a per-run token and the
+status of the check's last command to a datagram socket. Only a datagram sent by bash's own
+process counts (the kernel attaches the sender's pid), so a process the check starts, which
+inherits the socket, cannot write the report. A readonly TIMEFORMAT, a function named printf,
+exit, builtin or trap, ``set -e`` or an ``exit`` in a script the check sources can only keep the
+report from being written (refuted), never write a passing one. Bash is non-dumpable when the
+sandbox mounts a copy it cannot read at ``/.assay/bash`` (so the processes it starts cannot read
+its memory or its descriptors).
+
+What this does not cover: a script the check *sources* (``. ./solve.sh``) runs inside that shell
+and controls it entirely; deliberately, it can read bash's own script (descriptor 255) for the
+token and write the report itself. Run candidate scripts as processes (``bash ./solve.sh``,
+``./solve.sh``) and check what they print or exit with.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+REPORT_FD, SCRIPT_FD = 99, 98
+PROTECTED_BASH = "/.assay/bash"
+
+
+def run(code: str) -> tuple[int, bool]:
+    """(the check's status, whether bash reached the check's last line)."""
+    import _socket
+    import _thread
+
+    token = os.urandom(16).hex()
+    script = (
+        f"exec {SCRIPT_FD}<&-\n{code}\n"
+        f'{{ TIMEFORMAT="{token} $?"; time [[ 1 ]]; }} 2>&{REPORT_FD}\n'
+    ).encode("utf-8", "surrogateescape")
+    script_fd = os.memfd_create("check", os.MFD_CLOEXEC)
+    os.write(script_fd, script)
+    os.lseek(script_fd, 0, os.SEEK_SET)
+    ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_DGRAM)
+    ours.setsockopt(_socket.SOL_SOCKET, _socket.SO_PASSCRED, 1)
+    bash = PROTECTED_BASH if os.path.exists(PROTECTED_BASH) else "/bin/bash"
+    actions = [
+        (os.POSIX_SPAWN_DUP2, script_fd, SCRIPT_FD),
+        (os.POSIX_SPAWN_DUP2, theirs.fileno(), REPORT_FD),
+    ]
+    pid = os.posix_spawn(bash, ["bash", f"/dev/fd/{SCRIPT_FD}"], os.environ, file_actions=actions)
+    os.close(script_fd)
+    reports: list[bytes] = []
+    drained = _thread.allocate_lock()
+    drained.acquire()
+    me = os.getpid()
+
+    def drain() -> None:
+        try:
+            while True:
+                data, ancillary, _, _ = ours.recvmsg(256, 64)
+                sender = _sender(ancillary, _socket)
+                if sender == me and data == b"stop":
+                    return
+                if sender == pid and len(reports) < 16:
+                    reports.append(data)
+        finally:
+            drained.release()
+
+    _thread.start_new_thread(drain, ())
+    _, wait_status = os.waitpid(pid, 0)
+    theirs.send(b"stop")  # queued after every datagram bash sent before it exited
+    drained.acquire()
+    mine = [r for r in reports if r.startswith(token.encode() + b" ")]
+    if len(mine) == 1 and os.WIFEXITED(wait_status):
+        reported = mine[0][len(token) + 1 :].rstrip(b"\n")
+        if reported.isdigit() and len(reported) <= 3:
+            return int(reported), True
+    return os.waitstatus_to_exitcode(wait_status) % 256 or 1, False
+
+
+def _sender(ancillary: "list[tuple[int, int, bytes]]", socket: "Any") -> int:
+    """The pid the kernel vouches for; descriptors someone passed along are closed."""
+    pid = -1
+    for level, kind, data in ancillary:
+        if level != socket.SOL_SOCKET:
+            continue
+        if kind == socket.SCM_CREDENTIALS and len(data) >= 12:
+            pid = int.from_bytes(data[:4], sys.byteorder, signed=True)
+        elif kind == socket.SCM_RIGHTS:
+            for at in range(0, len(data) - 3, 4):
+                try:  # noqa: SIM105 - no contextlib in the judge: an import on every check
+                    os.close(int.from_bytes(data[at : at + 4], sys.byteorder))
+                except OSError:
+                    pass
+    return pid
