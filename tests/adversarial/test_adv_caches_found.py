@@ -1,8 +1,9 @@
-"""Attacks on the judgment cache and the conformance gate that still work (adversarial review).
+"""Attacks on the judgment cache and the conformance gate (adversarial review ``adv-caches``).
 
-Each test states the property assay promises and fails today; it is ``xfail(strict=True)`` so
-the suite stays green until the hole is closed, and turns red (XPASS) the moment it is, so the
-marker must then be removed. Found by the ``adv-caches`` review (see ``notes/adv-caches.md``):
+Each test states the property assay promises. All but one are closed and pass; the one left
+(2, a checker's memory across runs through the host's page cache) is a documented limit of
+held-back spot checks that no namespace closes, kept ``xfail(strict=True)`` so it turns red the
+day it is closed. Found by the ``adv-caches`` review (see ``notes/adv-caches.md``):
 
 1. The check's ``references`` are not part of the checker digest, so a conformance earned under
    one task's references (or yesterday's reference file) is reused under others, and a checker
@@ -15,13 +16,26 @@ marker must then be removed. Found by the ``adv-caches`` review (see ``notes/adv
    release (say, one whose audit reading had a bug) is served by a fixed release for the same
    bytes.
 4. A conformance revoked by a failed spot check comes back when anyone who can write the cache
-   folder (which the signing is documented to make safe to share) puts the old signed file back.
+   folder puts the old signed file back. Fixed by refusing a cache folder that is not private
+   (another owner, or writable by others); the verifier's own uid can still replay (documented).
+5. A wrong submission padded past the staging limit (a sparse file) is ``inconclusive``, not
+   refuted: a refutation masked by the submission's own size.
+6. A symlink planted as the cache's ``conformance/`` folder makes the verifier (root) chmod the
+   link's target 0700 and write entries into it.
+7. Held-back fixtures that lack a declared role, or bring their own ``reference/`` without the
+   check's keys, have a shape no submission has: the checker tells them apart and lies otherwise.
+8. A checker, its fixtures or a reference inside the workspace is written by the agent it judges.
+
+Also (hardening): a fixture set where every fixture expects ``verified`` is refused (an
+always-yes checker would conform), held-back fixtures are counted but never named in outcomes,
+and a reference that overlaps the held-back fixtures is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,16 +43,16 @@ from typing import Any
 
 import pytest
 
-from assay import CheckContext, Config, Status, build_check
+from assay import CheckContext, Config, InvalidInput, Status, build_check
 from assay._signed import SignedStore
 from assay.proofs import JudgmentCache, cache_key, plan_for
 from assay.proofs._judges import toolchain_for
 from assay.proofs._verdict import Verdict
 from assay.sandbox import Limits, Sandbox
-from assay.sandbox._conform import conformance
+from assay.sandbox._conform import conformance, load_fixtures
 from tests.proofs.conftest import need
 
-V, R, E = Status.VERIFIED, Status.REFUTED, Status.ERROR
+V, R, I, E = Status.VERIFIED, Status.REFUTED, Status.INCONCLUSIVE, Status.ERROR
 
 
 @pytest.fixture(scope="module")
@@ -109,10 +123,6 @@ REFERENCE_CHANGES: dict[str, Callable[[Path], dict[str, Any]]] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: the check's references are not in the checker digest",
-)
 @pytest.mark.parametrize("change", sorted(REFERENCE_CHANGES))
 def test_conformance_under_other_references_is_not_reused(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str
@@ -130,7 +140,7 @@ def test_conformance_under_other_references_is_not_reused(
     fresh = _program(sandbox, tmp_path, "bad", "off", **spec)
     assert fresh.status is E and "has not reproduced" in fresh.detail, fresh.detail
     reused = _program(sandbox, tmp_path, "bad", cache, **spec)
-    # Today: verified (wrong work), on the conformance earned under the other references.
+    # Was: verified (wrong work), on the conformance earned under the other references.
     assert reused.status is E, (reused.status, reused.detail, reused.evidence["conformance"])
     assert "has not reproduced" in reused.detail
 
@@ -233,8 +243,9 @@ def _fingerprint(text: str) -> str:
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="found by adversarial review: a checker remembers held-back fixtures across runs "
-    "(host page cache) and lies on every submission after conformance",
+    reason="documented limit (docs/decisions.md, External checkers): a checker remembers "
+    "held-back fixtures across runs through the host's page cache and lies on every submission "
+    "after conformance; needs trusted checker authors or a VM per run",
 )
 @pytest.mark.parametrize("remembered", REGIONS)
 def test_a_checker_with_memory_across_runs_cannot_beat_the_held_back_fixtures(
@@ -276,11 +287,6 @@ WRONG_PROOF = "Definition two : 1 + 1 = 3 := eq_refl.\n"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: the judgment key does not name assay's judging code, "
-    "so a verdict an earlier (buggy) release stored survives the fix",
-)
 def test_a_verdict_from_another_assay_release_is_not_served(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,22 +296,27 @@ def test_a_verdict_from_another_assay_release_is_not_served(
     (tmp_path / "ws" / "Two.v").write_text(WRONG_PROOF)
     spec = {"kind": "coq", "file": "Two.v", "statement": "1 + 1 = 3", "name": "two"}
     # The previous release computed the key from exactly these parts (today's judge() does too)
-    # and, with a reading bug since fixed, stored these bytes as green.
+    # and, with a reading bug since fixed, stored these bytes as green. Its judging code differed.
     plan = plan_for("coq", WRONG_PROOF, statement="1 + 1 = 3", name="two")
     toolchain = toolchain_for("coq")
     limits = Limits(timeout=300.0, memory_mb=4096)
-    key = cache_key(
-        plan.files,
-        language="coq",
-        binary=toolchain.binary,
-        version=toolchain.version,
-        library=toolchain.library,
-        flags=list(plan.flags),
-        steps=[list(step) for step in plan.steps],
-        allowed_axioms=[],
-        limits=limits.model_dump(mode="json"),
-        isolation=sandbox.isolation,
-    )
+    parts: dict[str, Any] = {
+        "language": "coq",
+        "binary": toolchain.binary,
+        "version": toolchain.version,
+        "library": toolchain.library,
+        "flags": list(plan.flags),
+        "steps": [list(step) for step in plan.steps],
+        "allowed_axioms": [],
+        "limits": limits.model_dump(mode="json"),
+        "isolation": sandbox.isolation,
+    }
+    with monkeypatch.context() as earlier_release:
+        earlier_release.setattr(
+            "assay.proofs._cache.judging_code", lambda: "0.1.0/an-earlier-judging-code"
+        )
+        key = cache_key(plan.files, **parts)
+    assert key != cache_key(plan.files, **parts)  # today's key names today's code
     earlier = Verdict(
         language="coq",
         finding="checks",
@@ -330,7 +341,7 @@ def test_a_verdict_from_another_assay_release_is_not_served(
         config=Config(judgment_cache=str(tmp_path / "cache")),
     )
     outcome = build_check(spec).run(ctx)
-    # Today: verified "(cached verdict)" for a proof of 1 + 1 = 3 that coqc rejects.
+    # Was: verified "(cached verdict)" for a proof of 1 + 1 = 3 that coqc rejects.
     assert outcome.status is R, outcome.detail
 
 
@@ -346,20 +357,46 @@ open("/output/result.json", "w").write(json.dumps({"result": result}))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a writer of the (documented shareable) cache folder "
-    "replays a revoked conformance entry",
-)
-def test_a_revoked_conformance_stays_revoked(
-    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def _group_writable(folder: Path) -> None:
+    os.chmod(folder, 0o770)
+
+
+def _world_writable(folder: Path) -> None:
+    os.chmod(folder, 0o777)
+
+
+def _owned_by_another_user(folder: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    os.chown(folder, 65534, 65534)
+
+
+SHARED: dict[str, Callable[[Path], None]] = {
+    "group_writable": _group_writable,
+    "world_writable": _world_writable,
+    "owned_by_another_user": _owned_by_another_user,
+}
+
+
+@pytest.mark.parametrize("shared", sorted(SHARED))
+@pytest.mark.parametrize("level", ["cache", "conformance"])
+def test_a_revoked_conformance_cannot_be_replayed_through_a_shared_folder(
+    sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    shared: str,
+    level: str,
 ) -> None:
+    """A signature stops forgery, not replay: so the cache folder must be private, and a folder
+    someone else could write is not used at all (nothing read, nothing written)."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     (tmp_path / "checker").mkdir()
     (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
     _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad one", "refuted")
     _fixture(tmp_path, "held_back", "bad", "bad", "refuted")
-    store = SignedStore(tmp_path / "cache" / "conformance", "conformance")
+    store = SignedStore(tmp_path / "cache", "conformance", section="conformance")
 
     def gate() -> Any:
         found, _ = conformance(
@@ -376,23 +413,43 @@ def test_a_revoked_conformance_stays_revoked(
 
     first = gate()
     assert first.passed and not first.cached
+    assert gate().cached  # a private folder is used
     entry = store.path(first.digest)
-    saved = entry.read_bytes()  # anyone who can read and write the shared folder
-    store.remove(first.digest)  # what ``program`` does when the spot check disagrees
-    entry.write_bytes(saved)  # ... puts it back
-    again = gate()
-    # Today: cached=True, so the checker judges again without conforming again.
-    assert not again.cached
+    saved = entry.read_bytes()  # a writer of the folder keeps a copy ...
+    store.remove(first.digest)  # ... program revokes it (the spot check disagreed) ...
+    SHARED[shared](tmp_path / "cache" if level == "cache" else tmp_path / "cache" / "conformance")
+    entry.write_bytes(saved)  # ... and the writer puts it back
+    with caplog.at_level(logging.WARNING, logger="assay.cache"):
+        again = gate()
+    assert not again.cached  # the folder is refused: the checker conforms again
+    assert store.refused is not None and str(tmp_path / "cache") in store.refused
+    assert "private" in store.refused
+    assert any("not using the conformance cache" in r.getMessage() for r in caplog.records)
+    assert entry.read_bytes() == saved  # nothing was written into the refused folder
+
+
+def test_a_refused_cache_folder_is_reported_and_never_decides(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "checker").mkdir()
+    (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad", "refuted")
+    (tmp_path / "cache").mkdir(mode=0o700)
+    os.chmod(tmp_path / "cache", 0o777)
+    for answer, status in (("good", V), ("bad", R), ("good", V)):
+        outcome = _program(sandbox, tmp_path, answer, str(tmp_path / "cache"))
+        assert outcome.status is status, outcome.detail
+        conformance = outcome.evidence["conformance"]
+        assert conformance["cached"] is False
+        assert "written by others" in conformance["cache"]
+    assert list((tmp_path / "cache").iterdir()) == []
 
 
 # --- 5. a wrong submission past the staging limit is masked as inconclusive --------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: an artifact padded past the staging limit turns a "
-    "refutation into inconclusive",
-)
 def test_a_wrong_submission_cannot_hide_behind_the_staging_limit(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -419,18 +476,60 @@ def test_a_wrong_submission_cannot_hide_behind_the_staging_limit(
         config=Config(judgment_cache=cache),
     )
     padded = build_check(spec).run(ctx)
-    # Today: inconclusive ("the checker's inputs are larger than the staging limit").
+    # Was: inconclusive ("the checker's inputs are larger than the staging limit").
     assert padded.status is R, padded.detail
+    assert "the submission is larger than the 256 MiB staging limit" in padded.detail
+
+
+def test_references_too_large_to_stage_stay_inconclusive(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the submission's own size is a finding about the work; the author's is not."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "checker").mkdir()
+    (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad", "refuted")
+    (tmp_path / "table.txt").write_text("t")
+    os.truncate(tmp_path / "table.txt", (Config().max_staged_mb + 1) << 20)
+    outcome = _program(sandbox, tmp_path, "bad\n", "off", references={"table": "table.txt"})
+    assert outcome.status is I, outcome.detail
+    assert "reference input 'table' is larger than" in outcome.detail
+
+
+def test_a_submission_that_fills_what_the_references_leave_is_refuted(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """References and submission share one staging budget; the submission may not push the
+    total past it to turn its refutation into "could not check"."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "checker").mkdir()
+    (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad", "refuted")
+    (tmp_path / "table.txt").write_text("t")
+    os.truncate(tmp_path / "table.txt", (Config().max_staged_mb - 1) << 20)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "answer.txt").write_text("bad\n")
+    os.truncate(tmp_path / "ws" / "answer.txt", 2 << 20)
+    spec: dict[str, Any] = {
+        "kind": "program",
+        "checker": "checker",
+        "fixtures": "fixtures",
+        "artifacts": {"answer": "answer.txt"},
+        "references": {"table": "table.txt"},
+    }
+    ctx = CheckContext(
+        workspace=tmp_path / "ws", base_dir=tmp_path, sandbox=sandbox, config=Config()
+    )
+    outcome = build_check(spec).run(ctx)
+    assert outcome.status is R, outcome.detail
+    assert "leaves beside the references" in outcome.detail
 
 
 # --- 6. a symlink planted in the shared cache folder redirects the verifier's writes ----------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a symlinked conformance/ folder makes the verifier "
-    "chmod 0700 and write into the link's target",
-)
 def test_a_planted_conformance_link_is_not_followed(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -444,10 +543,40 @@ def test_a_planted_conformance_link_is_not_followed(
     os.chmod(victim, 0o755)
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / "conformance").symlink_to(victim)  # planted by a writer of the folder
+    os.chmod(tmp_path / "cache", 0o700)
     outcome = _program(sandbox, tmp_path, "good", str(tmp_path / "cache"))
     assert outcome.status is V, outcome.detail
-    # Today: the victim is now 0700 and holds a conformance entry.
+    # Was: the victim is now 0700 and holds a conformance entry.
     assert (os.stat(victim).st_mode & 0o777, list(victim.iterdir())) == (0o755, [])
+    assert outcome.evidence["conformance"]["cache"].startswith("not used:")
+
+
+@pytest.mark.parametrize("where", ["cache_root", "bucket"])
+def test_a_planted_link_anywhere_in_the_store_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Every level (the cache folder, its section, the ``kk/`` bucket) is opened O_NOFOLLOW."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    os.chmod(victim, 0o755)
+    store = SignedStore(tmp_path / "cache", "conformance", section="conformance")
+    key = "ab" + "0" * 62
+    if where == "cache_root":
+        (tmp_path / "cache").symlink_to(victim)
+    else:
+        (tmp_path / "cache" / "conformance").mkdir(parents=True, mode=0o700)
+        os.chmod(tmp_path / "cache", 0o700)
+        (tmp_path / "cache" / "conformance" / "ab").symlink_to(victim)
+    (victim / f"{key}.json").write_text("planted")
+    store.put(key, {"passed": True})
+    assert store.get(key) is None
+    store.remove(key)
+    assert store.refused is not None
+    assert (os.stat(victim).st_mode & 0o777, sorted(p.name for p in victim.iterdir())) == (
+        0o755,
+        [f"{key}.json"],
+    )
 
 
 # --- 7. held-back fixtures shaped unlike any submission are recognised by their shape ---------
@@ -482,11 +611,6 @@ SHAPES: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a held-back fixture missing a declared role or "
-    "reference key is told apart from every submission",
-)
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_held_back_fixtures_must_be_shaped_like_a_submission(
     sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
@@ -514,6 +638,160 @@ def test_held_back_fixtures_must_be_shaped_like_a_submission(
         artifacts={"answer": "answer.txt", "notes": "notes.md"},
         references={"table": "table.txt"},
     )
-    # Today: verified (held-back 2/2, spot check passed); the fixtures should have been refused.
+    # Was: verified (held-back 2/2, spot check passed); the fixtures should have been refused.
     assert outcome.status is E, (outcome.status, outcome.detail)
     assert "fixtures cannot be used" in outcome.detail
+    assert str(tmp_path / "held_back") in outcome.detail  # names the fixture for its author
+
+
+# --- 8. verifier-side inputs the agent can write ------------------------------------------------
+
+YES_MAN = """
+import json
+open("/output/result.json", "w").write(json.dumps({"result": "verified"}))
+"""
+
+
+def _checker_in_workspace(root: Path) -> dict[str, Any]:
+    (root / "ws" / "checker" / "check.py").write_text(YES_MAN)  # the agent rewrites it...
+    for name in ("good", "bad"):  # ... and the fixtures it conforms to
+        (root / "ws" / "fixtures" / name / "expected.json").write_text('{"result": "verified"}')
+    return {"checker": "ws/checker", "fixtures": "ws/fixtures"}
+
+
+def _references_in_workspace(root: Path) -> dict[str, Any]:
+    (root / "ws" / "table.txt").write_text("bad")  # the agent edits the data it is judged on
+    return {"references": {"table": "ws/table.txt"}}
+
+
+WRITABLE: dict[str, Callable[[Path], dict[str, Any]]] = {
+    "checker_and_fixtures_in_the_workspace": _checker_in_workspace,
+    "reference_in_the_workspace": _references_in_workspace,
+}
+
+AGAINST_THE_TABLE = """
+import json, pathlib
+def text(folder):
+    return "".join(p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()).strip()
+same = text(pathlib.Path("/input/artifacts/answer")) == text(pathlib.Path("/input/reference/table"))
+open("/output/result.json", "w").write(json.dumps({"result": "verified" if same else "refuted"}))
+"""
+
+
+@pytest.mark.parametrize("where", sorted(WRITABLE))
+def test_verifier_inputs_inside_the_workspace_are_refused(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "ws" / "checker").mkdir(parents=True)
+    (tmp_path / "ws" / "checker" / "check.py").write_text(AGAINST_THE_TABLE)
+    _fixture(tmp_path, "ws/fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "ws/fixtures", "bad", "bad", "refuted")
+    for name in ("good", "bad"):
+        (tmp_path / "ws" / "fixtures" / name / "reference" / "table").mkdir(parents=True)
+        (tmp_path / "ws" / "fixtures" / name / "reference" / "table" / "t.txt").write_text("good")
+    (tmp_path / "ws" / "table.txt").write_text("good")
+    spec: dict[str, Any] = {
+        "checker": "ws/checker",
+        "fixtures": "ws/fixtures",
+        "references": {"table": "ws/table.txt"},
+    }
+    spec.update(WRITABLE[where](tmp_path))
+    outcome = _program(sandbox, tmp_path, "bad", str(tmp_path / "cache"), **spec)
+    # Was: verified. The answer "bad" is wrong against the author's table ("good").
+    assert outcome.status is E, (outcome.status, outcome.detail)
+    assert "workspace" in outcome.detail
+    assert outcome.detail.startswith(("checker (", "fixtures (", "references.table (")), (
+        outcome.detail
+    )
+
+
+def test_a_verifier_folder_that_contains_the_workspace_is_refused(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "checker").mkdir()
+    (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad", "refuted")
+    outcome = _program(sandbox, tmp_path, "bad", "off", references={"everything": "."})
+    assert outcome.status is E, outcome.detail
+    assert "references.everything ('.') contains the agent's workspace" in outcome.detail
+
+
+# --- hardening ----------------------------------------------------------------------------------
+
+
+def test_a_fixture_set_that_only_says_yes_is_refused(tmp_path: Path) -> None:
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "also_good", "good too", "verified")
+    with pytest.raises(InvalidInput, match="always says yes would conform"):
+        load_fixtures(tmp_path / "fixtures")
+
+
+ANSWERS_BY_NAME = """
+import json, pathlib
+answer = "".join(
+    p.read_text() for p in sorted(pathlib.Path("/input/artifacts").rglob("*")) if p.is_file()
+)
+result = "refuted" if answer.startswith("bad") else "verified"
+if answer == "bad held-back":
+    result = "verified"  # wrong about the held-back fixture
+open("/output/result.json", "w").write(json.dumps({"result": result}))
+"""
+
+
+def test_held_back_fixtures_are_counted_never_named(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "checker").mkdir()
+    (tmp_path / "checker" / "check.py").write_text(ANSWERS_BY_NAME)
+    _fixture(tmp_path, "fixtures", "good", "good", "verified")
+    _fixture(tmp_path, "fixtures", "bad", "bad", "refuted")
+    _fixture(tmp_path, "held_back", "secret_name_q7", "bad held-back", "refuted")
+    _fixture(tmp_path, "held_back", "secret_name_k2", "good held-back", "verified")
+    outcome = _program(sandbox, tmp_path, "bad", "off", held_back_fixtures="held_back")
+    assert outcome.status is E
+    assert "3 of 4 fixtures reproduced (1 held-back fixture disagreed)" in outcome.detail
+    assert "secret_name" not in json.dumps(outcome.model_dump(mode="json"))
+    (tmp_path / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    honest = _program(sandbox, tmp_path, "bad", "off", held_back_fixtures="held_back")
+    assert honest.status is R, honest.detail
+    assert honest.evidence["conformance"]["spot_check"] == {
+        "held_back_fixtures_run": 1,
+        "agreed": True,
+    }
+    assert "secret_name" not in json.dumps(honest.model_dump(mode="json"))
+
+
+@pytest.mark.parametrize("reference", [".", "held_back", "held_back/secret_name_q7"])
+def test_references_that_overlap_the_held_back_fixtures_are_refused(
+    sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference: str
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "verifier" / "checker").mkdir(parents=True)
+    (tmp_path / "verifier" / "checker" / "check.py").write_text(CORRECT_CHECKER)
+    root = tmp_path / "verifier"
+    _fixture(root, "fixtures", "good", "good", "verified")
+    _fixture(root, "fixtures", "bad", "bad", "refuted")
+    _fixture(root, "held_back", "secret_name_q7", "bad two", "refuted")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "answer.txt").write_text("bad")
+    spec = {
+        "kind": "program",
+        "checker": "checker",
+        "fixtures": "fixtures",
+        "held_back_fixtures": "held_back",
+        "artifacts": {"answer": "answer.txt"},
+        "references": {"data": reference},
+    }
+    ctx = CheckContext(
+        workspace=tmp_path / "ws",
+        base_dir=root,
+        sandbox=sandbox,
+        config=Config(judgment_cache="off"),
+    )
+    outcome = build_check(spec).run(ctx)
+    assert outcome.status is E, outcome.detail
+    assert "reference 'data' overlaps the held-back fixtures" in outcome.detail

@@ -218,7 +218,8 @@ def test_held_back_fixtures_catch_a_memorising_checker(sandbox: Sandbox, task: P
     held_back(task, HELD_BACK)
     outcome = run(sandbox, task, FALSIFYING, held_back_fixtures="held_back")
     assert outcome.status is E, outcome.detail
-    assert "7 of 8 fixtures reproduced ('zeros': expected refuted, got verified)" in outcome.detail
+    assert "7 of 8 fixtures reproduced (1 held-back fixture disagreed)" in outcome.detail
+    assert "zeros" not in outcome.detail  # held-back fixtures are counted, never named
 
 
 def test_the_spot_check_catches_a_checker_that_conformed_earlier(
@@ -233,11 +234,14 @@ def test_the_spot_check_catches_a_checker_that_conformed_earlier(
         load_fixtures(task / "fixtures").digest,
         load_fixtures(held).digest,
         DEFAULT_LIMITS,
+        references={"instance": task / "instance.cnf"},
+        roles=["assignment"],
     )
     store(task).put(digest, {"digest": digest, "passed": True, "results": [], "held_back": []})
     outcome = run(sandbox, task, FALSIFYING, held_back_fixtures="held_back")
     assert outcome.status is E, outcome.detail
-    assert "disagreed with a held-back fixture ('zeros'" in outcome.detail
+    assert "disagreed with one of its held-back fixtures" in outcome.detail
+    assert "zeros" not in outcome.detail
     assert outcome.evidence["conformance"]["cached"] is True
     assert store(task).get(digest) is None  # it must conform again
     again = run(sandbox, task, FALSIFYING, held_back_fixtures="held_back")
@@ -250,7 +254,7 @@ def test_an_honest_checker_passes_its_held_back_fixtures(sandbox: Sandbox, task:
     assert good.status is V, good.detail
     conformance = good.evidence["conformance"]
     assert (conformance["fixtures"], conformance["held_back"]) == ("6/6", "2/2")
-    assert conformance["spot_check"]["fixture"] in HELD_BACK
+    assert conformance["spot_check"] == {"held_back_fixtures_run": 1, "agreed": True}
     assert run(sandbox, task, FALSIFYING, held_back_fixtures="held_back").status is R
 
 
@@ -259,7 +263,10 @@ def test_an_honest_checker_passes_its_held_back_fixtures(sandbox: Sandbox, task:
     [
         ({"fixtures": "nowhere"}, "fixtures folder 'nowhere' does not exist"),
         ({"held_back_fixtures": "nowhere"}, "held_back_fixtures folder 'nowhere' does not exist"),
-        ({"checker": ".", "command": ["python3", "/checker/check.py"]}, "inside the checker"),
+        (
+            {"checker": ".", "command": ["python3", "/checker/check.py"]},
+            "checker ('.') contains the agent's workspace",
+        ),
         ({"artifacts": {"assigment": "assignment.txt"}}, "artifacts/assignment is not declared"),
         ({"references": {"cnf": "instance.cnf"}}, "reference/instance is not declared"),
     ],

@@ -10,15 +10,16 @@ scratch area: no folder and no mount.
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from assay.sandbox import Limits, Sandbox, run_checker
+from assay.sandbox import Limits, Sandbox, _protocol, run_checker
 from assay.sandbox._cgroup import hierarchy
-from assay.sandbox._folders import remove_tree
+from assay.sandbox._folders import CappedFolder, remove_tree
 from assay.sandbox._protocol import OUTPUT_MB
 from tests.helpers import I, R, V, run_kind
 
@@ -165,3 +166,19 @@ def test_remove_tree_takes_any_depth(tmp_path: Path, name_length: int) -> None:
     remove_tree(root)
     assert not root.exists()
     assert Path("/etc/passwd").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the capped /output is a tmpfs only as root")
+def test_what_a_killed_verifier_left_is_removed_by_the_next(tmp_path: Path, scratch: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = scratch / f"assay-checker-{dead.pid}-stale"
+    left.mkdir()
+    CappedFolder(left / "output", 1 << 20, 100, os.getuid())  # mounted, never closed
+    assert str(left / "output") in Path("/proc/self/mountinfo").read_text()
+    _protocol._sweep_once.cache_clear()
+    run = run_checker(
+        Sandbox(backend="bwrap"), None, _checker(tmp_path, MANY), {}, {}, Limits(), 1 << 20
+    )
+    assert run.failure is None
+    assert not left.exists()  # and the scratch fixture checks no mount is left under it

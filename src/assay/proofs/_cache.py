@@ -1,9 +1,11 @@
 """The judgment cache: a verdict is a pure function of the exact bytes, toolchain, flags and limits.
 
 The key is the sha256 of one canonical encoding of every component (:func:`cache_key`): each
-checked file's name and sha256, and every keyword the judge passes (language, toolchain
-version and library identity, flags, steps, allowed axioms as a list, the run's limits, the
-isolation). A hit returns the stored verdict marked ``cached`` without spawning anything.
+checked file's name and sha256, every keyword the judge passes (language, toolchain version and
+library identity, flags, steps, allowed axioms as a list, the run's limits, the isolation), and
+the code that judged (:func:`assay._signed.judging_code`: assay's version and a sha256 of its
+verdict-deciding source), so a verdict stored before a fix to assay's reading of a run is never
+served after it. A hit returns the stored verdict marked ``cached`` without spawning anything.
 
 Only clean judgments are stored: the file checks, or it does not, with an exit code and no limit
 hit. A timeout, an out-of-memory, any limit, or a machine failure is never stored, so a verdict
@@ -20,16 +22,19 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from assay._signed import SignedStore, canonical_digest, default_cache_dir
+from assay._signed import SignedStore, canonical_digest, default_cache_dir, judging_code
 from assay.proofs._verdict import Verdict
 
-KEY_SCHEMA = "assay.judgment-key/2"
+KEY_SCHEMA = "assay.judgment-key/3"
 
 
 def cache_key(files: Mapping[str, bytes], **parts: object) -> str:
-    """sha256 of the canonical JSON of the files' hashes and every named part (JSON values)."""
+    """sha256 of the canonical JSON of the files' hashes, every named part (JSON values) and
+    the judging code."""
     hashes = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
-    return canonical_digest({"schema": KEY_SCHEMA, "files": hashes, "parts": parts})
+    return canonical_digest(
+        {"schema": KEY_SCHEMA, "code": judging_code(), "files": hashes, "parts": parts}
+    )
 
 
 def cacheable(verdict: Verdict) -> bool:
@@ -43,7 +48,10 @@ def cacheable(verdict: Verdict) -> bool:
 
 
 class JudgmentCache:
-    """A folder of signed verdicts, one file per key, written atomically (folders 0700)."""
+    """A private folder of signed verdicts, one file per key, written atomically (folders 0700).
+
+    A folder the verifier does not own or others can write is refused: nothing is cached
+    (``store.refused`` says why)."""
 
     def __init__(self, folder: Path | None = None, key_file: Path | None = None) -> None:
         self.folder = folder or default_cache_dir()

@@ -153,8 +153,8 @@ def hierarchy(parent: str = DEFAULT_PARENT) -> Hierarchy | None:
     (made when missing); ``"self"`` is the verifier's own cgroup, so that any limit placed on
     the verifier also bounds its runs. The default is a dedicated ``/assay`` at the root: on v2
     a cgroup that holds processes (the verifier's own) cannot hand controllers to children, and
-    a run nested under a job's memory cgroup can start much slower (measured here: +10 ms per
-    process start under this machine's per-job memory cgroup, none under a top-level one).
+    a run cgroup left inside a supervisor's cgroup (by a verifier killed mid-run) would keep the
+    supervisor from removing it.
     """
     v1, v2 = _mounts()
     own = _own_paths()

@@ -6,18 +6,27 @@ A fixtures folder holds one folder per fixture, and nothing else but plain files
     FIXTURE/reference/{key}/...      the reference inputs (optional: see ``references``)
     FIXTURE/expected.json            {"result": "verified" | "refuted" | "inconclusive"}
 
-The whole set is read and validated before anything runs: an empty set, a fixture without a
+The whole set is read and validated before anything runs: an empty set, a set in which every
+fixture expects ``verified`` (an always-yes checker would conform to it), a fixture without a
 valid ``expected.json``, an unknown entry, a role or key that is not a name, a symlink, a FIFO or
 device, or a set larger than the staging limit is ``InvalidInput`` naming the path (exit 2), never
 a vacuous "0/0 reproduced". Only ``artifacts/`` and ``reference/`` are staged into ``/input``:
 ``expected.json`` never is. A fixture passes when the checker runs cleanly and concludes exactly
 the expected result.
 
-Limit: a checker sees ``/input/manifest.json`` with every file's sha256, so a checker written to
+A checker's identity (:func:`checker_digest`) is everything its conclusions depend on: its files,
+command and limits, the fixture sets, the check's declared roles and reference keys and the
+references' bytes, and the code of assay that runs and reads it (:func:`judging_code`).
+
+Limits: a checker sees ``/input/manifest.json`` with every file's sha256, so a checker written to
 recognise its published fixtures can answer them correctly and judge everything else as it
 likes. Fixtures *held back* from the checker's author (:func:`conformance` ``held_back``) are
-run exactly as submissions are, so the checker cannot tell them apart from real work; they catch
-such a checker when it disagrees with one.
+shaped exactly like submissions (every declared role, no ``reference/`` of their own) and run as
+submissions are; they catch such a checker when it disagrees with one. They raise the cost of
+lying, not make it impossible: sandboxed runs share the host kernel, and a checker written to
+keep state across runs through host-shared caches (the page cache of a readable system file; no
+namespace isolates it) can remember the held-back fixtures it was shown and lie only about work
+it has never seen. The strong guarantee needs checkers from trusted authors, or a VM per run.
 """
 
 from __future__ import annotations
@@ -29,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assay._errors import InvalidInput
-from assay._signed import SignedStore, canonical_digest
+from assay._signed import SignedStore, canonical_digest, judging_code
 from assay.sandbox._limits import Limits
 from assay.sandbox._protocol import (
     NAME,
@@ -219,6 +228,12 @@ def load_fixtures(folder: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> FixtureSe
         raise InvalidInput(
             "no fixture folders found: an empty fixture set proves nothing", where=str(folder)
         )
+    if all(f.expected == "verified" for f in fixtures):
+        raise InvalidInput(
+            "every fixture expects 'verified', so a checker that always says yes would conform: "
+            "add at least one fixture whose expected result is refuted or inconclusive",
+            where=str(folder),
+        )
     return FixtureSet(fixtures, canonical_digest(listing))
 
 
@@ -290,12 +305,17 @@ class Conformance:
         return all(r.passed for r in self.results + self.held_back)
 
     def describe(self) -> str:
+        """How many fixtures reproduced; the first published failure by name. A held-back
+        fixture is only ever counted: its name and expected result never leave the verifier."""
         every = self.results + self.held_back
-        failed = [r for r in every if not r.passed]
-        text = f"{len(every) - len(failed)} of {len(every)} fixtures reproduced"
+        failed = [r for r in self.results if not r.passed]
+        held_failed = sum(not r.passed for r in self.held_back)
+        text = f"{len(every) - len(failed) - held_failed} of {len(every)} fixtures reproduced"
         if failed:
             first = failed[0]
             text += f" ({first.name!r}: expected {first.expected}, got {first.got})"
+        if held_failed:
+            text += f" ({held_failed} held-back fixture{'s' * (held_failed > 1)} disagreed)"
         return text
 
     def evidence(self) -> dict[str, object]:
@@ -313,16 +333,30 @@ def checker_digest(
     held_back: str | None,
     limits: Limits,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    *,
+    references: Mapping[str, Path] | None = None,
+    roles: Collection[str] | None = None,
 ) -> str:
-    """The checker's identity: its files, command, fixtures, limits and assay's protocol."""
+    """The checker's identity: its files, command, fixtures, limits, the check's declared roles
+    and its references (keys and bytes), and the code of assay that runs and reads it. A
+    conformance earned under other references, roles or another assay is not this one."""
+    listed = {}
+    for key, path in sorted((references or {}).items()):
+        try:
+            listed[key] = tree_listing(path, max_bytes, links=True)
+        except InvalidInput as exc:
+            raise InvalidInput(f"reference {key!r}: {exc}") from None
     return canonical_digest(
         {
             "protocol": PROTOCOL_VERSION,
+            "assay": judging_code(),
             "checker": tree_listing(checker, max_bytes, links=True) if checker else None,
             "command": list(command),
             "fixtures": fixtures,
             "held_back": held_back,
             "limits": limits.model_dump(mode="json"),
+            "roles": sorted(roles) if roles is not None else None,
+            "references": listed,
         }
     )
 
@@ -343,8 +377,11 @@ def conformance(
 
     Returns the held-back fixtures too, for the caller's spot checks. Only a full pass is
     stored; a failing checker runs its fixtures again next time (a fault may be passing).
-    InvalidInput for a malformed fixture set, fixtures inside the checker folder, or a fixture
-    with a role (or reference key) the check does not declare: it could not be a submission.
+    InvalidInput for a malformed fixture set, fixtures inside the checker folder, a reference
+    that overlaps the held-back fixtures (the checker would read their expected results), a
+    fixture with a role (or reference key) the check does not declare, or (with ``roles``) a
+    held-back fixture not shaped exactly like a submission: every declared role and no
+    ``reference/`` of its own. No submission looks otherwise, so a checker could tell it apart.
     """
     if command is None:
         assert checker is not None
@@ -358,6 +395,16 @@ def conformance(
             if roles is not None:
                 for fixture in sets[label].fixtures:
                     _declared(fixture, folder, roles, references)
+                    if label == "held_back":
+                        _like_a_submission(fixture, folder, roles)
+    if held_back is not None:
+        for key, path in references.items():
+            if _overlap(path, held_back):
+                raise InvalidInput(
+                    f"reference {key!r} overlaps the held-back fixtures, so the checker could "
+                    "read their expected results: keep them apart",
+                    where=str(held_back),
+                )
     held = sets["held_back"].fixtures if "held_back" in sets else []
     digest = checker_digest(
         checker,
@@ -366,6 +413,8 @@ def conformance(
         sets["held_back"].digest if "held_back" in sets else None,
         limits,
         max_bytes,
+        references=references,
+        roles=roles,
     )
     stored = store.get(digest) if store is not None else None
     if isinstance(stored, dict) and stored.get("digest") == digest and stored.get("passed"):
@@ -408,6 +457,29 @@ def _declared(
                     f"{section}/{name} is not declared by the check ({', '.join(declared)})",
                     where=str(folder / fixture.name),
                 )
+
+
+def _like_a_submission(fixture: Fixture, folder: Path, roles: Collection[str]) -> None:
+    where = str(folder / fixture.name)
+    missing = sorted(set(roles) - set(fixture.artifacts))
+    if missing:
+        raise InvalidInput(
+            f"a held-back fixture must provide every declared role, like a submission; "
+            f"artifacts/{missing[0]} is missing",
+            where=where,
+        )
+    if fixture.references is not None:
+        raise InvalidInput(
+            "a held-back fixture has no reference/ of its own: it is judged under the check's "
+            "references, exactly as a submission is",
+            where=where,
+        )
+
+
+def _overlap(one: Path, other: Path) -> bool:
+    """Whether one path is, contains or lies inside the other (symlinks resolved)."""
+    a, b = one.resolve(), other.resolve()
+    return a == b or a in b.parents or b in a.parents
 
 
 def _row(result: FixtureResult) -> dict[str, str]:

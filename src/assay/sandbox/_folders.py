@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -96,6 +96,40 @@ class CappedFolder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def sweep_stale(parent: Path, prefix: str, alive: Callable[[int], bool]) -> int:
+    """Remove folders ``{prefix}{pid}-...`` under ``parent`` whose creating process is gone (it
+    was killed before its own cleanup ran), unmounting any capped folder inside them first.
+    Returns how many were removed."""
+    removed = 0
+    for path in parent.glob(f"{prefix}*-*"):
+        creator = path.name[len(prefix) :].split("-")[0]
+        if not creator.isdigit() or alive(int(creator)):
+            continue
+        for point in _mount_points_under(path):
+            _libc().umount2(os.fsencode(point), _MNT_DETACH)
+        with contextlib.suppress(OSError):
+            remove_tree(path)
+            removed += 1
+    return removed
+
+
+def _mount_points_under(folder: Path) -> list[str]:
+    """Mount points at or below ``folder``, deepest first (from /proc/self/mountinfo)."""
+    top = str(folder).rstrip("/") + "/"
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    points = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 4:
+            point = fields[4].encode().decode("unicode_escape")  # mountinfo escapes as \040
+            if (point + "/").startswith(top):
+                points.append(point)
+    return sorted(points, key=len, reverse=True)
 
 
 def remove_tree(root: Path) -> None:

@@ -31,11 +31,13 @@ import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from assay._errors import SandboxUnavailable
-from assay.sandbox._folders import CappedFolder, FolderError, remove_tree, walk_files
+from assay.sandbox._cgroup import pid_alive
+from assay.sandbox._folders import CappedFolder, FolderError, remove_tree, sweep_stale, walk_files
 from assay.sandbox._limits import Limits
 from assay.sandbox._result import RunResult
 from assay.sandbox._sandbox import Mount, Sandbox
@@ -305,14 +307,26 @@ def run_checker(
     return CheckerRun(run, report, manifest, tuple(command))
 
 
+_SCRATCH_PREFIX = "assay-checker-"
+
+
 @contextlib.contextmanager
 def _scratch() -> Iterator[Path]:
-    """A private scratch folder, removed (without recursion) however the block ends."""
-    scratch = Path(tempfile.mkdtemp(prefix="assay-checker-"))
+    """A private scratch folder, removed (without recursion) however the block ends.
+
+    Its name carries this process's pid, so that what a verifier killed mid-run left behind
+    (the folder, and the /output tmpfs mounted in it) is removed by the next one."""
+    _sweep_once()
+    scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
     try:
         yield scratch
     finally:
         remove_tree(scratch)
+
+
+@lru_cache(maxsize=1)
+def _sweep_once() -> int:
+    return sweep_stale(Path(tempfile.gettempdir()), _SCRATCH_PREFIX, pid_alive)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,463 @@
+"""Attacks on the answer kinds that still work (adversarial review "adv-answers", 09:20 UTC).
+
+Each test states the status assay *should* give and is marked ``xfail(strict=True)``: it fails
+today because the attack works. When a fix lands the test passes, strict xfail turns that into
+a failure, and the marker must be removed. The reason on each marker names the class and the
+fix needed; /work/notes/adv-answers.md has the reproductions.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay import Config, Outcome, Status
+from tests.helpers import run_kind
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _number(answer: str, **spec: Any) -> Outcome:
+    return run_kind("answer_number", answer=answer, **spec)
+
+
+# -- answer_number ---------------------------------------------------------------------------
+
+# (answer, value): the answer shows (or hedges) a different value, assay reads exactly `value`.
+SIGN_DROPPED = [
+    ("-\u034f42", 42),  # combining grapheme joiner (Mn, invisible) between "-" and the digits
+    ("-\ufe0f42", 42),  # variation selector 16
+    ("\u2212\U000e010042", 42),  # variation selector supplement after U+2212
+    ("-\u033242", 42),  # combining low line under the minus
+    ("\u205242", 42),  # U+2052 COMMERCIAL MINUS SIGN (a real minus sign in commerce)
+    ("\u02d742", 42),  # U+02D7 MODIFIER LETTER MINUS SIGN
+    ("\u223842", 42),  # U+2238 DOT MINUS
+    ("minus 42", 42),
+    ("negative 42", 42),
+    ("plus or minus 42", 42),
+    ("- -42", -42),  # a doubled sign written apart ("+-42" and "--42" are refused)
+    ("- +42", 42),
+    # a sign set apart from the digits by markup or brackets (each renders or means -42)
+    ("-(42)", 42),
+    ("-{42}", 42),
+    ("$-$42", 42),
+    ("-\\,42", 42),  # LaTeX thin space
+    ("-**42**", 42),  # markdown bold
+    ("-`42`", 42),
+    ("&minus;42", 42),
+    ("-&nbsp;42", 42),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: a sign is dropped (number read as positive) when a "
+    "combining mark (Mn/Me: U+034F, variation selectors) sits between it and the digits, when it "
+    "is a minus-like symbol outside Pd/U+2212 (U+2052, U+02D7, U+2238), or when it is a word "
+    "(minus, negative), or markup/brackets separate it from the digits ('-(42)', '-**42**', "
+    "'$-$42', '-\\,42', '&minus;42'); and a doubled sign written apart ('- -42') reads as one "
+    "sign. Fix in "
+    "_numbers: drop Mn/Me characters next to a sign or digit in normalize() or treat them as "
+    "unreadable; map every character whose Unicode name contains MINUS to '-'; treat any other "
+    "Sm/Sk symbol directly before a number as an unreadable sign; count 'minus', 'negative', "
+    "'plus or minus' before a number as unreadable; decode HTML entities; treat a sign followed "
+    "only by brackets, markup (* ` _ $ { } \\, \\!) or spaces before the digits as a "
+    "sign apart from its number (unreadable); and apply the two-signs rule across spaces.",
+)
+@pytest.mark.parametrize(("answer", "value"), SIGN_DROPPED)
+def test_a_dropped_sign_is_not_read_as_the_unsigned_value(answer: str, value: int) -> None:
+    outcome = _number(answer, value=value)
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+OPERATORS = [
+    ("\u221a42", 42),  # square root of 42
+    ("\u221b42", 42),  # cube root
+    ("e^42", 42),
+    ("exp(42)", 42),
+    ("42\u03c0", 42),  # 42 pi
+    ("42 pi", 42),
+    ("0xFF", 0),  # hex 255 read as its leading 0
+    ("0xDEAD", 0),
+    ("\\sqrt{42}", 42),  # LaTeX
+    ("42\\pi", 42),
+    ("\\ln 42", 42),
+    ("42\u00b1", 42),  # a trailing plus-minus (a trailing "+" is refused)
+    ("42 +/-", 42),
+    ("42\u20e0", 42),  # combining "prohibited" circle-backslash over the number
+    ("42\u0338", 42),  # combining long solidus overlay ("not")
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: an operator or function applied to the number "
+    "(sqrt/cube-root signs, \\sqrt, \\ln, '^' or '**' before it, exp(...), a following "
+    "pi/π/\\pi, a 0x prefix, a trailing ± or +/-, a combining mark drawn over it) is "
+    "ignored, so the answer reads as the bare number although it means another value (same "
+    "class as 42², which is refused). Fix in _numbers: a number preceded by an Sm operator "
+    "other than the accepted ≈/~, by '^'/'**', or followed by π/pi, ±, or a combining mark "
+    "(Mn/Me), or an 0x/0o/0b literal, is unreadable.",
+)
+@pytest.mark.parametrize(("answer", "value"), OPERATORS)
+def test_an_operator_applied_to_the_number_is_not_ignored(answer: str, value: int) -> None:
+    outcome = _number(answer, value=value)
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+NUMBER_WORDS = [
+    "42 hundredths",  # 0.42
+    "42 thousandths",
+    "42 tenths",
+    "42 thirds",
+    "42 gross",  # 42 x 144
+    "42 score",  # 42 x 20
+    "42MM",  # finance: 42 million
+    "42 mil",
+    "42 bil",
+    "42 grand",
+    "42 lac",  # lakh
+    "42 myriad",
+    "42 Tsd.",
+    "\u00a342m",  # £42m: 42 million pounds (UK press style)
+    "$42m",
+    "$42mm",
+    "42 or fortythree",  # a spelled number without its hyphen
+    "42 or FortyThree",
+    "42 or XLIII",  # roman numerals
+    "XLIII or 42",
+    "42 or infinite",  # "infinity" is caught, its adjective is not
+    "42 NaNs",
+    "42 or f\u043erty-f\u043eur",  # Cyrillic o: a confusable spelling of forty-four
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: number words outside the closed list are ignored: "
+    "fraction words (hundredths, tenths, thirds), multipliers (gross, score, grand, myriad, MM, "
+    "mil, bil, lac, Tsd.; m/mm after a currency amount: £42m), spelled numbers written as "
+    "one word (fortythree) and roman numerals (XLIII), so '42 hundredths' and '42 or XLIII' "
+    "read as 42. Fix in _numbers: widen the magnitude list (plural and -th/-ths forms), "
+    "match spelled numbers inside compounds "
+    "(tokenise camel/joined forms against the spelled list), and count an upper-case roman "
+    "numeral token of two or more letters as an unreadable number when a digit number is present; "
+    "match words after mapping Unicode confusables to Latin (UTS 39 skeleton), as fullwidth "
+    "letters already are.",
+)
+@pytest.mark.parametrize("answer", NUMBER_WORDS)
+def test_number_words_beside_a_number_are_not_ignored(answer: str) -> None:
+    outcome = _number(answer, value=42)
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+UNIT_HEDGES = [
+    ("42 m or km", 42, "m"),
+    ("42 m (or km)", 42, "m"),
+    ("42 m, or km", 42, "m"),
+    ("42 m. Or km.", 42, "m"),
+    ("42 meter or kilometer", 42, "m"),
+    ("42 m or cm or km", 42, "m"),
+    ("42 m or km", 0.042, "km"),
+    ("20 \u00b0C or \u00b0F", 20, "degC"),
+    ("68 degF or degC", 20, "degC"),
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: a hedge between units reads as the first unit: "
+    "unit_after takes the longest prefix that pint parses and ignores other unit names later in "
+    "the answer ('42 m or km' verified for 42 m and for 0.042 km). Fix in _units/_answer_number: "
+    "after the number's unit, any other word (to the end of the answer, not just the clause) "
+    "that pint reads as a unit of the same dimension and is a different unit makes the answer "
+    "ambiguous.",
+)
+@pytest.mark.parametrize(("answer", "value", "unit"), UNIT_HEDGES)
+def test_a_hedge_between_units_is_ambiguous(answer: str, value: float, unit: str) -> None:
+    outcome = _number(answer, value=value, unit=unit)
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: after any conversion (even km->m, whose factor is "
+    "exactly 1000) a relative slack of 1e-9 is added, so an exact integer key is loosened by "
+    "choosing another unit: 1000000001 km matches 10**12 m (off by 1000 m) while "
+    "1000000001000 m is refuted. Fix in _answer_number/_units: call a conversion exact when "
+    "pint's factor is an exact decimal (or compute the factor as a Fraction from the "
+    "definitions), and bound the slack by a few ulps (2**-50 relative), not 1e-9.",
+)
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [("1000000001 km", 10**12), ("1000000.001 km", 10**9), ("1000000000.5 mm", 10**6)],
+)
+def test_a_unit_conversion_does_not_loosen_an_exact_key(answer: str, value: int) -> None:
+    outcome = _number(answer, value=value, unit="m")
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review (masking): a finite answer whose converted value is "
+    "beyond the float range ('1e308 km' for a value in m) raises OverflowError in float(got) "
+    "(_clearly_within / evidence) and the check is `error`, which dominates a report. Fix in "
+    "_answer_number: compare in Fractions when float() overflows, or refute a converted value "
+    "beyond the float range as non-finite.",
+)
+@pytest.mark.parametrize("answer", ["1e308 km", "1.7e308 km", "1e300 lightyear", "1e300 Ym"])
+def test_a_conversion_past_the_float_range_is_refuted_not_an_error(answer: str) -> None:
+    outcome = _number(answer, value=1, unit="m")
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+_CHECK_IN_CHILD = """
+import sys
+sys.path.insert(0, {repo!r})
+from tests.helpers import run_kind
+print(run_kind("answer_number", answer={answer!r}, value=0).status.value)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review (masking, DoS): a zero mantissa skips the range check "
+    "in _numbers._parse (`if digits and ...`: digits is empty for 0), so '0e99999999' computes "
+    "0 * 10**99999999 and runs for minutes (longer exponents never finish). Fix: for a zero "
+    "mantissa return 0 without computing 10**scale (and bound abs(exponent) before any power).",
+)
+@pytest.mark.parametrize("answer", ["0e99999999", "0.0e-99999999"])
+def test_a_zero_with_a_huge_exponent_is_read_at_once(answer: str) -> None:
+    code = _CHECK_IN_CHILD.format(repo=str(REPO), answer=answer)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=15
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{answer!r} was still being read after 15 s")
+    # 0 exactly: verified, or refused as malformed if the fix bounds exponents; never a hang
+    assert done.stdout.strip() in ("verified", "refuted"), done.stderr
+
+
+# -- sql_query ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "v.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE t (n INTEGER)")
+        connection.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
+    return path
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: answer_value reads answers with the number parser, so "
+    "it inherits the sign/operator/number-word gaps above ('minus 42' equals 42). Fixed with them.",
+)
+@pytest.mark.parametrize("answer", ["minus 42", "-\u034f42", "42 hundredths", "\u221a42"])
+def test_answer_value_inherits_the_number_gaps(db: Path, answer: str) -> None:
+    outcome = run_kind(
+        "sql_query",
+        answer=answer,
+        base_dir=db.parent,
+        database=db.name,
+        query="SELECT 42",
+        compare="answer_value",
+    )
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review (masking, DoS): the time limit is a progress handler "
+    "called every 2000 VM opcodes, and one opcode can run for ~0.5 s (printf('%.*c', 1e8, 'x')), "
+    "so an answer query with many such columns runs for many times the limit (300 columns of "
+    "1e7 took 19 s at sql_timeout 0.2 s; thousands of 1e9 columns run for hours). Fix in _sql: "
+    "connection.setlimit(SQLITE_LIMIT_LENGTH, a few MiB) for the answer query (too big -> "
+    "refuted), a much smaller progress-handler period, and a wall-clock watchdog "
+    "(connection.interrupt from a timer thread).",
+)
+def test_the_answer_query_time_limit_binds(db: Path) -> None:
+    columns = ", ".join(["length(printf('%.*c', 100000000, 'x'))"] * 24)
+    started = time.monotonic()
+    outcome = run_kind(
+        "sql_query",
+        answer=f"SELECT {columns}",
+        base_dir=db.parent,
+        database=db.name,
+        query="SELECT count(*) FROM t",
+        compare="answer_query",
+        limits_are_rules=True,
+        config=Config(sql_timeout=0.25),
+    )
+    elapsed = time.monotonic() - started
+    assert outcome.status is Status.REFUTED, outcome.detail
+    assert elapsed < 2.5, f"the answer query ran {elapsed:.1f}s against a 0.25s limit"
+
+
+_SQL_IN_CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+from tests.helpers import run_kind
+outcome = run_kind("sql_query", answer={answer!r}, base_dir=Path({base!r}), database={name!r},
+                   query="SELECT count(*) FROM t", compare="answer_query")
+print(outcome.status.value)
+print(outcome.detail[:200])
+"""
+
+
+def _cap_memory() -> None:
+    limit = 1536 * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review (masking): an answer query may return values of up to "
+    "1e9 bytes each, in up to max_rows rows; Python's copy of them raises MemoryError, which "
+    "the engine turns into `error` (here under a 1.5 GiB address-space cap; without a cap the "
+    "host's OOM killer ends the verifier, no verdict at all). Fix in _sql: "
+    "setlimit(SQLITE_LIMIT_LENGTH, cap) on the connection before the answer query ('string or "
+    "blob too big' -> refuted), and never let a MemoryError while reading answer rows become "
+    "`error`.",
+)
+def test_huge_answer_values_are_refuted_not_an_error(db: Path) -> None:
+    answer = "SELECT printf('%.*c', 400000000, 'x') FROM t"
+    code = _SQL_IN_CHILD.format(repo=str(REPO), answer=answer, base=str(db.parent), name=db.name)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_cap_memory,
+    )
+    assert done.stdout.split("\n")[0] == "refuted", done.stdout + done.stderr
+
+
+# -- web_receipt -------------------------------------------------------------------------------
+
+SERVED = [{"url": "https://example.org/a", "status": 200}]
+
+UNSEEN_CITATIONS = [
+    # a URL cut short at a character browsers keep (the WHATWG parser reads "\" as "/")
+    "https://example.org/a\\..\\secret",
+    "https://example.org/a'b",
+    "https://example.org/a^b",
+    "https://example.org/a|b",
+    "https://example.org/a{b}",
+    "https://example.org/a`b",
+    "example.org/a\\b",
+    # one slash: browsers go to evil.example
+    "http:/evil.example/x",
+    "HTTPS:/evil.example",
+    # default-ignorable marks IDNA drops (browsers resolve evil.example), not Cf so not removed
+    "evil\u034f.example/x",
+    "evil\ufe0f.example/x",
+    "www\u034f.evil.com",
+    "https:/\u034f/evil.example/x",
+    # IDNA full stops (UTS 46 maps them to ".")
+    "evil\u3002com/x",
+    "EVIL\u3002COM/x",
+    "evil\uff61com/x",
+    # a host right after "...", "…" or a bullet dash
+    "Sources\u2026evil.com/x",
+    "see...evil.com/x",
+    "\n-evil.com/x",
+    # HTML entities a markdown renderer decodes
+    "evil&#46;com/x",
+    "[report](//evil&#46;com/x)",
+    # a source made up inline
+    "[report](data:text/html,<b>the answer is 42</b>)",
+    # a host with a port but no dot
+    "localhost:8080/x",
+    # defanged (documented limit, but it names a host)
+    "evil[.]com/x",
+    "evil(.)com/x",
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: web_receipt misses citations a reader or browser "
+    "follows: a scheme URL is cut at \\ ' ^ | { ` (then it equals a served URL), 'http:/host', "
+    "IDNA-ignored marks (U+034F, variation selectors) and IDNA dots (U+3002, U+FF61) in a host, "
+    "a host after '...'/'…'/'-', HTML entities, data: URIs, 'localhost:port', defanged hosts. "
+    'Fix in _web: extend a scheme URL to the next whitespace or <>" and compare it whole (\\ as '
+    "/); accept one or more slashes after an http(s) scheme; in _prepared remove Mn characters "
+    "that UTS 46 ignores and map U+3002/U+FF61 to '.'; decode HTML entities; drop '.' and '-' "
+    "from the lookbehind; count data: URIs and host:port without a dot; read [.] and (.) as '.'.",
+)
+@pytest.mark.parametrize("form", UNSEEN_CITATIONS)
+def test_an_unserved_citation_in_a_missed_form_refutes(form: str) -> None:
+    answer = f"Per https://example.org/a and {form}"
+    outcome = run_kind("web_receipt", answer=answer, receipts=SERVED)
+    assert outcome.status is Status.REFUTED, (form, outcome.detail)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review: a scheme-less 'served.host@evil.host/x' (userinfo) is "
+    "read as the bare served domain, but with http:// in front a browser goes to evil.host. Fix "
+    "in _web: a host followed by '@' and another host is a citation of the host after '@'.",
+)
+@pytest.mark.parametrize("form", ["example.org@evil.com/x", "example.org:@evil.com/x"])
+def test_userinfo_without_a_scheme_names_the_host_after_the_at(form: str) -> None:
+    outcome = run_kind(
+        "web_receipt",
+        answer=f"Per {form}",
+        receipts=[{"url": "https://example.org/", "status": 200}],
+    )
+    assert outcome.status is Status.REFUTED, (form, outcome.detail)
+
+
+# -- report output -----------------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found by adversarial review (masking in --human): with a non-UTF-8 stdout (POSIX "
+    "locale, no UTF-8 mode) rich raises UnicodeEncodeError on any non-ASCII character in a "
+    "detail, so a refuted task is printed as status `error` (and as a JSON line in the middle "
+    "of the table output). Fix in cli/_render.print_report: render for the stream's encoding "
+    "(encode details with errors='backslashreplace' for it, or Console(..., legacy-safe)), so "
+    "the status shown is the status computed.",
+)
+def test_human_output_keeps_the_status_in_an_ascii_locale(tmp_path: Path) -> None:
+    task = tmp_path / "task.json"
+    task.write_text(
+        '{"checks": [{"kind": "answer_one_of", "values": ["Paris"]}], "answer": "\\u041f\\u0430"}'
+    )
+    env = {
+        **os.environ,
+        "LC_ALL": "POSIX",
+        "LANG": "POSIX",
+        "PYTHONUTF8": "0",
+        "PYTHONCOERCECLOCALE": "0",
+    }
+    env.pop("PYTHONIOENCODING", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "assay", "check", "--human", str(task)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=env,
+        timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert "assay failed on this task" not in output, output
+    assert "Refuted" in done.stdout, output
