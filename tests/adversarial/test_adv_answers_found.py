@@ -1,9 +1,8 @@
 """Attacks on the answer kinds that still work (adversarial review "adv-answers", 09:20 UTC).
 
-Each test states the status assay *should* give and is marked ``xfail(strict=True)``: it fails
-today because the attack works. When a fix lands the test passes, strict xfail turns that into
-a failure, and the marker must be removed. The reason on each marker names the class and the
-fix needed; /work/notes/adv-answers.md has the reproductions.
+Each test states the status assay gives now that the attack is closed (helper "answers-fix"
+removed the ``xfail(strict=True)`` markers as each class was fixed); /work/notes/adv-answers.md
+has the reproductions and /work/notes/answers-fix.md the fixes.
 """
 
 from __future__ import annotations
@@ -57,21 +56,6 @@ SIGN_DROPPED = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a sign is dropped (number read as positive) when a "
-    "combining mark (Mn/Me: U+034F, variation selectors) sits between it and the digits, when it "
-    "is a minus-like symbol outside Pd/U+2212 (U+2052, U+02D7, U+2238), or when it is a word "
-    "(minus, negative), or markup/brackets separate it from the digits ('-(42)', '-**42**', "
-    "'$-$42', '-\\,42', '&minus;42'); and a doubled sign written apart ('- -42') reads as one "
-    "sign. Fix in "
-    "_numbers: drop Mn/Me characters next to a sign or digit in normalize() or treat them as "
-    "unreadable; map every character whose Unicode name contains MINUS to '-'; treat any other "
-    "Sm/Sk symbol directly before a number as an unreadable sign; count 'minus', 'negative', "
-    "'plus or minus' before a number as unreadable; decode HTML entities; treat a sign followed "
-    "only by brackets, markup (* ` _ $ { } \\, \\!) or spaces before the digits as a "
-    "sign apart from its number (unreadable); and apply the two-signs rule across spaces.",
-)
 @pytest.mark.parametrize(("answer", "value"), SIGN_DROPPED)
 def test_a_dropped_sign_is_not_read_as_the_unsigned_value(answer: str, value: int) -> None:
     outcome = _number(answer, value=value)
@@ -97,16 +81,6 @@ OPERATORS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: an operator or function applied to the number "
-    "(sqrt/cube-root signs, \\sqrt, \\ln, '^' or '**' before it, exp(...), a following "
-    "pi/π/\\pi, a 0x prefix, a trailing ± or +/-, a combining mark drawn over it) is "
-    "ignored, so the answer reads as the bare number although it means another value (same "
-    "class as 42², which is refused). Fix in _numbers: a number preceded by an Sm operator "
-    "other than the accepted ≈/~, by '^'/'**', or followed by π/pi, ±, or a combining mark "
-    "(Mn/Me), or an 0x/0o/0b literal, is unreadable.",
-)
 @pytest.mark.parametrize(("answer", "value"), OPERATORS)
 def test_an_operator_applied_to_the_number_is_not_ignored(answer: str, value: int) -> None:
     outcome = _number(answer, value=value)
@@ -140,19 +114,6 @@ NUMBER_WORDS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: number words outside the closed list are ignored: "
-    "fraction words (hundredths, tenths, thirds), multipliers (gross, score, grand, myriad, MM, "
-    "mil, bil, lac, Tsd.; m/mm after a currency amount: £42m), spelled numbers written as "
-    "one word (fortythree) and roman numerals (XLIII), so '42 hundredths' and '42 or XLIII' "
-    "read as 42. Fix in _numbers: widen the magnitude list (plural and -th/-ths forms), "
-    "match spelled numbers inside compounds "
-    "(tokenise camel/joined forms against the spelled list), and count an upper-case roman "
-    "numeral token of two or more letters as an unreadable number when a digit number is present; "
-    "match words after mapping Unicode confusables to Latin (UTS 39 skeleton), as fullwidth "
-    "letters already are.",
-)
 @pytest.mark.parametrize("answer", NUMBER_WORDS)
 def test_number_words_beside_a_number_are_not_ignored(answer: str) -> None:
     outcome = _number(answer, value=42)
@@ -172,30 +133,12 @@ UNIT_HEDGES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a hedge between units reads as the first unit: "
-    "unit_after takes the longest prefix that pint parses and ignores other unit names later in "
-    "the answer ('42 m or km' verified for 42 m and for 0.042 km). Fix in _units/_answer_number: "
-    "after the number's unit, any other word (to the end of the answer, not just the clause) "
-    "that pint reads as a unit of the same dimension and is a different unit makes the answer "
-    "ambiguous.",
-)
 @pytest.mark.parametrize(("answer", "value", "unit"), UNIT_HEDGES)
 def test_a_hedge_between_units_is_ambiguous(answer: str, value: float, unit: str) -> None:
     outcome = _number(answer, value=value, unit=unit)
     assert outcome.status is Status.REFUTED, (answer, outcome.detail)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: after any conversion (even km->m, whose factor is "
-    "exactly 1000) a relative slack of 1e-9 is added, so an exact integer key is loosened by "
-    "choosing another unit: 1000000001 km matches 10**12 m (off by 1000 m) while "
-    "1000000001000 m is refuted. Fix in _answer_number/_units: call a conversion exact when "
-    "pint's factor is an exact decimal (or compute the factor as a Fraction from the "
-    "definitions), and bound the slack by a few ulps (2**-50 relative), not 1e-9.",
-)
 @pytest.mark.parametrize(
     ("answer", "value"),
     [("1000000001 km", 10**12), ("1000000.001 km", 10**9), ("1000000000.5 mm", 10**6)],
@@ -205,14 +148,6 @@ def test_a_unit_conversion_does_not_loosen_an_exact_key(answer: str, value: int)
     assert outcome.status is Status.REFUTED, (answer, outcome.detail)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review (masking): a finite answer whose converted value is "
-    "beyond the float range ('1e308 km' for a value in m) raises OverflowError in float(got) "
-    "(_clearly_within / evidence) and the check is `error`, which dominates a report. Fix in "
-    "_answer_number: compare in Fractions when float() overflows, or refute a converted value "
-    "beyond the float range as non-finite.",
-)
 @pytest.mark.parametrize("answer", ["1e308 km", "1.7e308 km", "1e300 lightyear", "1e300 Ym"])
 def test_a_conversion_past_the_float_range_is_refuted_not_an_error(answer: str) -> None:
     outcome = _number(answer, value=1, unit="m")
@@ -228,13 +163,6 @@ print(run_kind("answer_number", answer={answer!r}, value=0).status.value)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review (masking, DoS): a zero mantissa skips the range check "
-    "in _numbers._parse (`if digits and ...`: digits is empty for 0), so '0e99999999' computes "
-    "0 * 10**99999999 and runs for minutes (longer exponents never finish). Fix: for a zero "
-    "mantissa return 0 without computing 10**scale (and bound abs(exponent) before any power).",
-)
 @pytest.mark.parametrize("answer", ["0e99999999", "0.0e-99999999"])
 def test_a_zero_with_a_huge_exponent_is_read_at_once(answer: str) -> None:
     code = _CHECK_IN_CHILD.format(repo=str(REPO), answer=answer)
@@ -260,11 +188,6 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: answer_value reads answers with the number parser, so "
-    "it inherits the sign/operator/number-word gaps above ('minus 42' equals 42). Fixed with them.",
-)
 @pytest.mark.parametrize("answer", ["minus 42", "-\u034f42", "42 hundredths", "\u221a42"])
 def test_answer_value_inherits_the_number_gaps(db: Path, answer: str) -> None:
     outcome = run_kind(
@@ -279,16 +202,6 @@ def test_answer_value_inherits_the_number_gaps(db: Path, answer: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review (masking, DoS): the time limit is a progress handler "
-    "called every 2000 VM opcodes, and one opcode can run for ~0.5 s (printf('%.*c', 1e8, 'x')), "
-    "so an answer query with many such columns runs for many times the limit (300 columns of "
-    "1e7 took 19 s at sql_timeout 0.2 s; thousands of 1e9 columns run for hours). Fix in _sql: "
-    "connection.setlimit(SQLITE_LIMIT_LENGTH, a few MiB) for the answer query (too big -> "
-    "refuted), a much smaller progress-handler period, and a wall-clock watchdog "
-    "(connection.interrupt from a timer thread).",
-)
 def test_the_answer_query_time_limit_binds(db: Path) -> None:
     columns = ", ".join(["length(printf('%.*c', 100000000, 'x'))"] * 24)
     started = time.monotonic()
@@ -325,16 +238,6 @@ def _cap_memory() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review (masking): an answer query may return values of up to "
-    "1e9 bytes each, in up to max_rows rows; Python's copy of them raises MemoryError, which "
-    "the engine turns into `error` (here under a 1.5 GiB address-space cap; without a cap the "
-    "host's OOM killer ends the verifier, no verdict at all). Fix in _sql: "
-    "setlimit(SQLITE_LIMIT_LENGTH, cap) on the connection before the answer query ('string or "
-    "blob too big' -> refuted), and never let a MemoryError while reading answer rows become "
-    "`error`.",
-)
 def test_huge_answer_values_are_refuted_not_an_error(db: Path) -> None:
     answer = "SELECT printf('%.*c', 400000000, 'x') FROM t"
     code = _SQL_IN_CHILD.format(repo=str(REPO), answer=answer, base=str(db.parent), name=db.name)
@@ -390,17 +293,6 @@ UNSEEN_CITATIONS = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: web_receipt misses citations a reader or browser "
-    "follows: a scheme URL is cut at \\ ' ^ | { ` (then it equals a served URL), 'http:/host', "
-    "IDNA-ignored marks (U+034F, variation selectors) and IDNA dots (U+3002, U+FF61) in a host, "
-    "a host after '...'/'…'/'-', HTML entities, data: URIs, 'localhost:port', defanged hosts. "
-    'Fix in _web: extend a scheme URL to the next whitespace or <>" and compare it whole (\\ as '
-    "/); accept one or more slashes after an http(s) scheme; in _prepared remove Mn characters "
-    "that UTS 46 ignores and map U+3002/U+FF61 to '.'; decode HTML entities; drop '.' and '-' "
-    "from the lookbehind; count data: URIs and host:port without a dot; read [.] and (.) as '.'.",
-)
 @pytest.mark.parametrize("form", UNSEEN_CITATIONS)
 def test_an_unserved_citation_in_a_missed_form_refutes(form: str) -> None:
     answer = f"Per https://example.org/a and {form}"
@@ -408,12 +300,6 @@ def test_an_unserved_citation_in_a_missed_form_refutes(form: str) -> None:
     assert outcome.status is Status.REFUTED, (form, outcome.detail)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a scheme-less 'served.host@evil.host/x' (userinfo) is "
-    "read as the bare served domain, but with http:// in front a browser goes to evil.host. Fix "
-    "in _web: a host followed by '@' and another host is a citation of the host after '@'.",
-)
 @pytest.mark.parametrize("form", ["example.org@evil.com/x", "example.org:@evil.com/x"])
 def test_userinfo_without_a_scheme_names_the_host_after_the_at(form: str) -> None:
     outcome = run_kind(
@@ -427,15 +313,6 @@ def test_userinfo_without_a_scheme_names_the_host_after_the_at(form: str) -> Non
 # -- report output -----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review (masking in --human): with a non-UTF-8 stdout (POSIX "
-    "locale, no UTF-8 mode) rich raises UnicodeEncodeError on any non-ASCII character in a "
-    "detail, so a refuted task is printed as status `error` (and as a JSON line in the middle "
-    "of the table output). Fix in cli/_render.print_report: render for the stream's encoding "
-    "(encode details with errors='backslashreplace' for it, or Console(..., legacy-safe)), so "
-    "the status shown is the status computed.",
-)
 def test_human_output_keeps_the_status_in_an_ascii_locale(tmp_path: Path) -> None:
     task = tmp_path / "task.json"
     task.write_text(
@@ -460,4 +337,105 @@ def test_human_output_keeps_the_status_in_an_ascii_locale(tmp_path: Path) -> Non
     )
     output = done.stdout + done.stderr
     assert "assay failed on this task" not in output, output
-    assert "Refuted" in done.stdout, output
+    assert Status.REFUTED.label in done.stdout, output
+
+
+# -- honest forms the fixes above must keep (controls: each must stay verified) ----------------
+
+HONEST_NUMBERS = [
+    ("**42**", 42),
+    ("The answer is **42**.", 42),
+    ("`42`", 42),
+    ("$42$", 42),
+    ("\\boxed{42}", 42),
+    ("x = \\boxed{-42}", -42),
+    ("$\\approx 42$", 42),
+    ("x \u2192 42", 42),
+    ("x -> 42", 42),
+    ("| 42 |", 42),
+    ("(42)", 42),
+    ("**Answer:** 42", 42),
+    ("It is 42!", 42),
+    ("The score is 42", 42),
+    ("42 points", 42),
+    ("x = -42", -42),
+    ("\u221242", -42),
+    ("&minus;42", -42),
+    ("0e5", 0),
+    ("0.000", 0),
+    ("I think it is 42", 42),
+    ("Part X: 42", 42),
+]
+
+
+@pytest.mark.parametrize(("answer", "value"), HONEST_NUMBERS)
+def test_honest_number_forms_stay_verified(answer: str, value: int) -> None:
+    outcome = _number(answer, value=value)
+    assert outcome.status is Status.VERIFIED, (answer, outcome.detail)
+
+
+HONEST_UNITS = [
+    ("It is 42 km.", 42000, "m"),
+    ("42 m, i.e. meters", 42, "m"),
+    ("1 foot", 0.3048, "m"),
+    ("12 inch", 0.3048, "m"),
+    ("36 km/h", 10, "m/s"),
+    ("1 mile", 1.609344, "km"),
+    ("100 degC", 212, "degF"),
+    ("1000000001 km", 1000000001000, "m"),  # exact factor: exact comparison, both ways
+    ("5 h", 300, "min"),
+]
+
+
+@pytest.mark.parametrize(("answer", "value", "unit"), HONEST_UNITS)
+def test_honest_unit_forms_stay_verified(answer: str, value: float, unit: str) -> None:
+    outcome = _number(answer, value=value, unit=unit)
+    assert outcome.status is Status.VERIFIED, (answer, outcome.detail)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["SELECT fts3_tokenizer('simple', x'4141414141414141')", "SELECT fts3_tokenizer('simple')"],
+)
+def test_fts3_tokenizer_is_not_authorized(db: Path, answer: str) -> None:
+    outcome = run_kind(
+        "sql_query",
+        answer=answer,
+        base_dir=db.parent,
+        database=db.name,
+        query="SELECT count(*) FROM t",
+        compare="answer_query",
+    )
+    assert outcome.status is Status.REFUTED, outcome.detail
+    assert "may only read" in outcome.detail
+
+
+def test_printf_with_sane_widths_still_works_in_an_answer_query(db: Path) -> None:
+    outcome = run_kind(
+        "sql_query",
+        answer="SELECT printf('%05.1f|%s', n / 2.0, 'x'), format('%d', n) FROM t",
+        base_dir=db.parent,
+        database=db.name,
+        query="SELECT printf('%05.1f|%s', n / 2.0, 'x'), printf('%d', n) FROM t",
+        compare="answer_query",
+    )
+    assert outcome.status is Status.VERIFIED, outcome.detail
+
+
+HONEST_CITATIONS = [
+    "See [a](https://example.org/a).",
+    "`https://example.org/a`",
+    "'https://example.org/a'",
+    "**https://example.org/a**",
+    "Source: <https://example.org/a>",
+    "(https://example.org/a)",
+    "Mail bob@mail.example.com; source https://example.org/a",
+    "Node.js docs: https://example.org/a... done",
+    "the data: https://example.org/a",
+]
+
+
+@pytest.mark.parametrize("answer", HONEST_CITATIONS)
+def test_honest_citation_forms_stay_verified(answer: str) -> None:
+    outcome = run_kind("web_receipt", answer=answer, receipts=SERVED)
+    assert outcome.status is Status.VERIFIED, (answer, outcome.detail)

@@ -44,7 +44,7 @@ from typing import Any
 import pytest
 
 from assay import CheckContext, Config, InvalidInput, Status, build_check
-from assay._signed import SignedStore
+from assay._signed import SignedStore, UnsafeCache
 from assay.proofs import JudgmentCache, cache_key, plan_for
 from assay.proofs._judges import toolchain_for
 from assay.proofs._verdict import Verdict
@@ -795,3 +795,16 @@ def test_references_that_overlap_the_held_back_fixtures_are_refused(
     outcome = build_check(spec).run(ctx)
     assert outcome.status is E, outcome.detail
     assert "reference 'data' overlaps the held-back fixtures" in outcome.detail
+
+
+@pytest.mark.parametrize("mode", [0o770, 0o777])
+def test_a_key_folder_others_can_write_is_refused(tmp_path: Path, mode: int) -> None:
+    """Whoever can write the key's folder can swap the key: it is refused, never used."""
+    key_file = tmp_path / "config" / "assay" / "cache.key"
+    store = SignedStore(tmp_path / "cache", "judgment", key_file)
+    store.put("ab" + "0" * 62, {"x": 1})
+    os.chmod(key_file.parent, mode)
+    with pytest.raises(UnsafeCache, match="written by others"):
+        SignedStore(tmp_path / "cache", "judgment", key_file).put("cd" + "0" * 62, {"x": 2})
+    with pytest.raises(UnsafeCache, match="written by others"):
+        SignedStore(tmp_path / "cache", "judgment", key_file).get("ab" + "0" * 62)

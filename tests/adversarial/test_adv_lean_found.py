@@ -1,32 +1,33 @@
 """Holes in Lean's judgment found by the adversarial review "adv-lean" (by reading Lean's sources:
-no Lean toolchain can run here). Each test states the behaviour a fix must give and is marked
-``xfail(strict=True)`` until the fix lands (then the mark must go). The design assumes no code of
-the solution runs in step 1; every class below breaks that assumption or the audit's defence
-against a forged ``.olean``.
+no Lean toolchain can run here), each now closed; the tests state the behaviour the fix gives
+(they were ``xfail(strict=True)`` until it landed). The design assumed no code of the solution
+runs in step 1; every class below broke that assumption or the audit's defence against a forged
+``.olean``. Now the solution compiles in a folder of its own (only its ``.olean`` is copied out,
+tested with a stand-in ``lean`` in ``test_lean_audit_and_scan.py``), and:
 
-1. **The lexer and Lean disagree on token boundaries**, so whole commands (``#eval``,
-   ``run_cmd``, ``initialize``, ``instance``, ``set_option debug.skipKernelTC``) are hidden from
+1. **The lexer and Lean disagreed on token boundaries**, so whole commands (``#eval``,
+   ``run_cmd``, ``initialize``, ``instance``, ``set_option debug.skipKernelTC``) were hidden from
    the scan:
-   a. every string after an identifier ending in ``!`` is read as interpolated, but ``panic!``
-      (and any user ``foo!``) takes a plain string: in ``panic! "{"`` the lexer reads the
-      closing ``"`` as the start of a string that runs to the next ``"``;
+   a. every string after an identifier ending in ``!`` was read as interpolated, but ``panic!``
+      (and any user ``foo!``) takes a plain string: now only ``s!`` interpolates, and a ``{``
+      in any other string (``f!``/``m!`` included: tokens only where their module is imported)
+      is refused;
    b. ``×'`` (core PProd notation), ``∑'``, ``⁻¹'`` are single tokens to Lean, so in ``×'"'`` the
-      ``"`` opens a string, while the lexer reads the character literal ``'"'``: from there the
-      two readings swap string and code at every ``"``;
+      ``"`` opens a string, while the lexer read the character literal ``'"'``: an apostrophe
+      glued to a non-ASCII symbol that could also open a character literal is now refused;
    c. ``0x0run_cmd``, ``0b1instance``, ``1e1axiom`` are a number and a word to Lean
-      (``numberFnAux``: hex/binary/octal digits, a decimal's exponent), one identifier to the
-      lexer (``x0run_cmd``).
-2. **Native evaluation under another spelling**: ``decide +native`` (Lean's
-   ``DecideConfig.native``: "The `native_decide` tactic is a synonym for `decide +native`").
+      (``numberFnAux``): numbers are now read like ``numberFnAux`` and one glued to an
+      identifier character is refused.
+2. **Native evaluation under another spelling**: ``decide +native``: ``native`` is a refused
+   word.
 3. **Library tactics that run a declaration of the solution**: Aesop's ``tactic`` rule builder
-   (``aesop (add safe tactic evil)``, ``add_aesop_rules``) ``evalConst``s ``evil``, so its IO
-   runs in step 1 in any release.
-4. **The audit imports names read from untrusted ``.olean`` files before checking them**, in a
-   process where ``lean_main`` enabled initializer execution; ``SearchPath.findWithExt`` does not
-   validate name parts, so ``«..».«..».….Evil`` reaches the work folder; the imported module's
-   declarations are trusted without replay (and its ``[init]`` code runs in releases whose
-   ``importModules`` always loads extensions). The audit must know the allowed imports (the
-   header's, and Init) and refuse anything else *before* importing.
+   (``aesop (add safe tactic evil)``, ``add_aesop_rules``): refused as a pre-filter; the class is
+   closed by the separate folder of step 1.
+4. **The audit imported names read from untrusted ``.olean`` files before checking them**: it now
+   receives the header's modules on its command line, refuses any other import (or a name part
+   that is not plain) before importing, and imports only those and ``Init``.
+5. **The goal's type was compared without universe levels** (``isConstOf``): now the exact
+   constant at the goal's own level parameters, as many as the statement has.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.proofs._languages import lean_plan
+from assay.proofs._languages import Plan, lean_plan
+from assay.proofs._lean_audit import AUDIT_SOURCE
 from assay.proofs._scan import lean_refusals
 from assay.proofs._toolchain import Toolchain
 
@@ -64,11 +66,6 @@ HIDDEN_BY_A_BANG_STRING = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: a string after any `foo!` identifier is lexed as "
-    'interpolated, so `panic! "{"` hides every command up to the next quote from the scan',
-)
 @pytest.mark.parametrize("source", HIDDEN_BY_A_BANG_STRING.values(), ids=HIDDEN_BY_A_BANG_STRING)
 def test_a_plain_string_after_a_bang_identifier_hides_nothing(source: str) -> None:
     assert lean_refusals(source)
@@ -89,11 +86,6 @@ GLUED_APOSTROPHE = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: an apostrophe glued to a non-ASCII token (`×'`) is "
-    "lexed as a character literal `'\"'`, so string boundaries flip and code is hidden",
-)
 @pytest.mark.parametrize("source", GLUED_APOSTROPHE.values(), ids=GLUED_APOSTROPHE)
 def test_an_apostrophe_ending_a_symbol_token_hides_nothing(source: str) -> None:
     assert lean_refusals(source, ["Mathlib"])
@@ -111,11 +103,6 @@ NUMBER_THEN_WORD = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: `0x0run_cmd` is the number `0x0` and `run_cmd` to "
-    "Lean, but the lexer reads `0` and the identifier `x0run_cmd`",
-)
 @pytest.mark.parametrize("source", NUMBER_THEN_WORD.values(), ids=NUMBER_THEN_WORD)
 def test_a_word_glued_to_a_number_literal_is_seen(source: str) -> None:
     assert lean_refusals(source, ["Mathlib"])
@@ -131,21 +118,11 @@ NATIVE_EVALUATION = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: `decide +native` is `native_decide` spelled another "
-    "way; the solution's code is compiled and run in step 1",
-)
 @pytest.mark.parametrize("source", NATIVE_EVALUATION.values(), ids=NATIVE_EVALUATION)
 def test_native_evaluation_under_any_spelling_is_refused(source: str) -> None:
     assert lean_refusals(source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: the audit imports the module names a (possibly "
-    "forged) .olean lists before checking them; it must know the allowed imports first",
-)
 @pytest.mark.parametrize("module", ["Foo", "Foo.Bar"])
 def test_the_audit_knows_the_allowed_imports_before_it_imports(tmp_path: Path, module: str) -> None:
     library = tmp_path / "lib"
@@ -190,13 +167,110 @@ LIBRARY_RUNS_THE_SOLUTION = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found by adversarial review: Aesop's `tactic` rule builder runs a declaration of "
-    "the solution with evalConst, so the solution's IO runs in step 1 (any Lean release)",
-)
 @pytest.mark.parametrize(
     "source", LIBRARY_RUNS_THE_SOLUTION.values(), ids=LIBRARY_RUNS_THE_SOLUTION
 )
 def test_library_tactics_that_run_a_solution_declaration_are_refused(source: str) -> None:
     assert lean_refusals(source, ["Mathlib"])
+
+
+LEGITIMATE_AROUND_THE_FIXES = {
+    "interpolation_after_s_bang": 'def s (n : Nat) : String := s!"n = {n + 1} and {"x"}"\n',
+    "panic_plain_string": 'def x : Nat := if 1 = 1 then 0 else panic! "impossible"\n',
+    "own_bang_function_plain_string": 'def note! (s : String) : String := s\ndef y := note! "a"\n',
+    "numbers": "def x : Float := 0x1F.toFloat + 1e5 + 2.5e-3 + 0.5 + 1_000 + 0b101 + 0o17\n",
+    "projections": "theorem t (p : Nat × Nat × Nat) : p.2.1 = p.2.1 := rfl\n",
+    "pprod_spaced": "def h : PProd Nat Nat := ⟨1, 2⟩\ndef k : Nat ×' Nat := h\n",
+    "tsum_binder": "theorem t : (∑' i : ℕ, (0 : ℝ)) = 0 := by simp\n",
+    "preimage": "theorem t (f : ℕ → ℕ) (s : Set ℕ) : f ⁻¹' s = f ⁻¹' s := rfl\n",
+    "chars": "def c : List Char := ['a', '\\'', '\"']\n",
+    "decide": "theorem t : 2 + 3 = 5 := by decide\n",
+    "aesop_plain": "theorem t (p : Prop) (h : p) : p := by aesop\n",
+    "aesop_config": "theorem t (p : Prop) (h : p) : p := by aesop (config := { maxRuleApplications := 10 })\n",
+}
+
+
+@pytest.mark.parametrize(
+    "source", LEGITIMATE_AROUND_THE_FIXES.values(), ids=LEGITIMATE_AROUND_THE_FIXES
+)
+def test_legitimate_code_near_each_fix_still_passes(source: str) -> None:
+    assert lean_refusals(source, ["Mathlib"]) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # `m!`/`f!` are tokens only where their module is imported; elsewhere plain strings
+        'def m! (s : String) : String := s\ndef x := m! "{"\n#eval 1\ndef y := "}"\n',
+        'def f! (s : String) : String := s\ndef x := f! "{"\n#eval 1\ndef y := "}"\n',
+        # a dotted name ending in `s!` is an identifier, not the `s!` token
+        'def x := Foo.s! "{"\n#eval 1\ndef y := "}"\n',
+    ],
+    ids=["m_bang", "f_bang", "dotted_s_bang"],
+)
+def test_a_brace_after_anything_but_the_s_bang_token_is_refused(source: str) -> None:
+    assert lean_refusals(source)
+
+
+TOOLCHAIN = Toolchain("lean", "/opt/lean/bin/lean", "4.9.0", "core@0", search_path=())
+
+
+def _plan(header: str = "") -> Plan:
+    return lean_plan(
+        TOOLCHAIN, "theorem t : True := trivial", statement="True", name="t", header=header
+    )
+
+
+def test_the_audit_checks_every_import_before_importing_and_imports_only_the_header() -> None:
+    source = AUDIT_SOURCE
+    check = source.index("plainName imp.module && (allowedFor header modName).contains")
+    imported = source.index("importModules")
+    assert check < imported
+    # what is imported is decided by assay (the header's modules and Init), never read from
+    # the compiled files
+    assert "importModules ((header.push `Init).map" in source
+    assert "imports := imports.push" not in source
+
+
+def test_the_audit_compares_the_goal_with_the_statement_at_all_its_levels() -> None:
+    source = AUDIT_SOURCE
+    assert "isConstOf" not in source
+    assert "goal.levelParams.length == stmt.levelParams.length && goal.type == stated" in source
+    assert "Expr.const `AssayStatement.statement (goal.levelParams.map Level.param)" in source
+
+
+def test_the_solution_compiles_alone_and_only_its_olean_is_copied_out() -> None:
+    plan = _plan()
+    assert plan.alone is not None
+    assert plan.alone.sources == ("AssaySolution.lean",)
+    assert plan.alone.output == "AssaySolution.olean"
+    assert 0 < plan.alone.max_bytes <= 1 << 30
+    first = plan.steps[0]
+    assert "AssaySolution.lean" in first and "AssayStatement.lean" not in " ".join(first)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "theorem t : 2 + 3 = 5 := by aesop_cat (add safe tactic evil)",
+        "theorem t : 2 + 3 = 5 := by my_aesop_wrapper (add norm tactic evil)",
+        "theorem t : 2 + 3 = 5 := by my_aesop_wrapper (add 50% tactic evil)",
+        "theorem t : 2 + 3 = 5 := by aesop? (add apply foo)",
+    ],
+    ids=["aesop_cat", "wrapper_norm", "wrapper_percent", "aesop_query_any_rule"],
+)
+def test_aesop_rules_added_under_any_tactic_name_are_refused(source: str) -> None:
+    assert lean_refusals(source, ["Mathlib"])
+
+
+def test_a_function_called_add_is_not_an_aesop_rule() -> None:
+    assert lean_refusals("def add (a b : Nat) := a + b\ntheorem t : (add 1 2) = 3 := rfl\n") == []
+
+
+def test_the_audit_step_checks_the_trusted_sources_again_after_compiling() -> None:
+    script = _plan().steps[-1][-1]
+    lines = script.splitlines()
+    compile_at = next(i for i, line in enumerate(lines) if " -o AssayStatement.olean" in line)
+    run_at = next(i for i, line in enumerate(lines) if " --run " in line)
+    checks_between = [line for line in lines[compile_at:run_at] if "sha256sum -c" in line]
+    assert len(checks_between) == 2

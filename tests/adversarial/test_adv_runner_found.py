@@ -53,11 +53,6 @@ SUBFOLDER_CHECKS = {
 }
 
 
-@found(
-    "the judge's finder proxies only TOP-LEVEL workspace modules; a module found through a "
-    "sys.path entry the check adds (src/ layout) falls through to the standard PathFinder and "
-    "runs in the judge, where frame walking finds `completed` and `done_fd` in main()'s locals"
-)
 @pytest.mark.parametrize("attack", ["frame_walk", "lying_int"])
 @pytest.mark.parametrize("check", sorted(SUBFOLDER_CHECKS))
 @pytest.mark.parametrize("kind", ["python", "hidden_python"])
@@ -71,6 +66,22 @@ def test_a_workspace_subfolder_on_sys_path_is_still_proxied(
     )
 
 
+PICKLED = (
+    "cbuiltins\nexec\n(V"
+    + (FRAME_WALK + "f(0)\n").replace("\\", "\\u005c").replace("\n", "\\u000a")
+    + "\ntR."
+)
+
+
+def test_unpickling_the_candidates_file_does_not_run_it_in_the_judge(tmp_path: Path) -> None:
+    code = (
+        "import pickle\nwith open('model.pkl', 'rb') as fh:\n    model = pickle.load(fh)\n"
+        "assert model.predict([[1]]) == [2]\n"
+    )
+    spec = {"kind": "python", "code": code}
+    assert _status(tmp_path, {"model.pkl": PICKLED}, spec) is Status.REFUTED
+
+
 # 2. pytest-style tests the judge never runs ----------------------------------------------------
 
 UNRUN_TESTS = {
@@ -80,12 +91,6 @@ UNRUN_TESTS = {
 }
 
 
-@found(
-    "_tests.py runs only top-level `def test_*` functions (called, result ignored) and "
-    "unittest.TestCase classes: a pytest test class is never run, an async or generator test "
-    "function returns a coroutine/generator whose body never runs, and no 'zero tests ran' "
-    "rule applies to the function style"
-)
 @pytest.mark.parametrize("name", sorted(UNRUN_TESTS))
 def test_pytest_style_tests_that_never_run_are_not_a_pass(tmp_path: Path, name: str) -> None:
     files = {"solve.py": "def f(x):\n    return 5\n"}
@@ -111,19 +116,34 @@ SHADOWED = {
         "assert isinstance(solve.primes(), Iterator)\n"
     ),
     "is_callable": "import solve\nassert callable(solve.main)\n",
+    "has_getitem": (
+        'import solve\nassert hasattr(solve.Server(), "__getitem__"), "Server must be indexable"\n'
+    ),
 }
 
 
-@found(
-    "a Remote handle answers from the judge's own class: __doc__ (Remote's docstring), "
-    "__annotations__ ({'host': ...}), .host (the Host object), and every ABC check "
-    "(Iterator, Callable, Sized...) because Remote defines __iter__/__next__/__call__/__len__ "
-    "for every candidate object"
-)
 @pytest.mark.parametrize("name", sorted(SHADOWED))
 def test_a_handle_never_answers_for_the_candidate(tmp_path: Path, name: str) -> None:
     spec = {"kind": "python", "code": SHADOWED[name]}
     assert _status(tmp_path, {"solve.py": BARE}, spec) is Status.REFUTED
+
+
+DOCTESTED = (
+    'def f(x):\n    """Square x.\n\n    >>> f(2)\n    4\n    >>> f(3)\n    9\n    """\n'
+    "    return x + 2\n"
+)
+DOCTEST_CHECKS = {
+    "testmod_result": "import doctest, solve\nassert doctest.testmod(solve).failed == 0\n",
+    "testmod_tuple": (
+        "import doctest, solve\nfailures, tried = doctest.testmod(solve)\nassert failures == 0\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCTEST_CHECKS))
+def test_doctests_of_a_workspace_module_are_run(tmp_path: Path, name: str) -> None:
+    spec = {"kind": "python", "code": DOCTEST_CHECKS[name]}
+    assert _status(tmp_path, {"solve.py": DOCTESTED}, spec) is Status.REFUTED
 
 
 # 4. The candidate's marked output glued to the check's unterminated line -------------------------
@@ -141,11 +161,6 @@ GLUED = {
 }
 
 
-@found(
-    "forward_output writes 'candidate| ...' lines to fd 1 wherever the check's own output "
-    "stands: after an unterminated line of the check the mark is mid-line, _own_output keeps "
-    "the line, and the candidate's '55' satisfies value/pattern"
-)
 @pytest.mark.parametrize("match", [{"value": "55"}, {"pattern": r"\b55\b"}])
 @pytest.mark.parametrize("name", sorted(GLUED))
 def test_candidate_output_never_joins_a_line_of_the_check(
@@ -194,12 +209,6 @@ STAR = {
 }
 
 
-@found(
-    "RemoteModule.__all__ lists every public name of the candidate's module (its imports too), "
-    "dunders included, so a star import replaces the check's `math` / `isclose` / `abs` with "
-    "candidate callables that decide the comparison (principle 7), and `__name__` with 'solve' "
-    "(main guard skipped; _tests.py then runs none of the check's tests, judging by __module__)"
-)
 @pytest.mark.parametrize("name", sorted(STAR))
 def test_a_star_import_cannot_replace_the_checks_names(tmp_path: Path, name: str) -> None:
     source, check = STAR[name]
@@ -243,11 +252,6 @@ SIDE_LIMITS = {
 }
 
 
-@found(
-    "observed_limit names a limit whenever the run failed and the cgroup counted one refused "
-    "fork or one OOM kill anywhere: a wrong answer (assert 41 == 42, exit 1) becomes "
-    "inconclusive in 0.1 s by hitting a limit in a sacrificial child (cheaper than stalling)"
-)
 @pytest.mark.parametrize("name", sorted(SIDE_LIMITS))
 def test_a_side_limit_does_not_mask_a_wrong_answer(tmp_path: Path, name: str) -> None:
     spec = {
@@ -261,11 +265,6 @@ def test_a_side_limit_does_not_mask_a_wrong_answer(tmp_path: Path, name: str) ->
 # 7. A workspace the judge cannot stage masks the check, limits_are_rules or not -----------------
 
 
-@found(
-    "staged_workspace returns inconclusive for StagingTooLarge (129 nested folders, 100,001 "
-    "entries, more than max_staged_mb) without looking at limits_are_rules: the candidate's own "
-    "files mask every code check of the episode even when the author declared limits rules"
-)
 @pytest.mark.parametrize("kind", ["python", "hidden_python", "shell"])
 def test_an_unstageable_workspace_is_refuted_when_limits_are_rules(
     tmp_path: Path, kind: str
@@ -278,3 +277,60 @@ def test_an_unstageable_workspace_is_refuted_when_limits_are_rules(
     files = {"solve.py": "def f(x):\n    return 5\nprint(5)\n", "/".join(["d"] * 130) + "/x": ""}
     spec = {"kind": kind, "code": code, "limits_are_rules": True}
     assert _status(tmp_path, files, spec) is Status.REFUTED
+
+
+# 8. Value semantics lost at the boundary: aliasing and in-place mutation ------------------------
+
+ALIASING = {
+    "shared_rows": (
+        "def grid(n):\n    return [[0] * n] * n\n",
+        "from solve import grid\ng = grid(3)\ng[0][0] = 1\n"
+        'assert g[1][0] == 0, "rows must be independent"\n',
+    ),
+    "input_sorted_in_place": (
+        "def sorted_copy(xs):\n    xs.sort()\n    return xs\n",
+        "from solve import sorted_copy\ndata = [3, 1, 2]\n"
+        "assert sorted_copy(data) == [1, 2, 3]\n"
+        'assert data == [3, 1, 2], "the input must not be modified"\n',
+    ),
+    "returns_its_argument": (
+        "def sorted_copy(xs):\n    xs.sort()\n    return xs\n",
+        "from solve import sorted_copy\ndata = [3, 1, 2]\nassert sorted_copy(data) is not data\n",
+    ),
+    "input_dict_cleared": (
+        "def total(d):\n    n = sum(d.values())\n    d.clear()\n    return n\n",
+        'from solve import total\nd = {"a": 1, "b": 2}\nassert total(d) == 3\n'
+        'assert d == {"a": 1, "b": 2}\n',
+    ),
+    "internal_list_leaks": (
+        "class Inventory:\n    def __init__(self):\n        self._items = ['a']\n"
+        "    def items(self):\n        return self._items\n",
+        "from solve import Inventory\ninv = Inventory()\nview = inv.items()\n"
+        'view.append("x")\nassert inv.items() == ["a"], "items() must return a copy"\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASING))
+def test_aliasing_and_mutation_bugs_are_still_seen(tmp_path: Path, name: str) -> None:
+    source, check = ALIASING[name]
+    assert _status(tmp_path, {"solve.py": source}, {"kind": "python", "code": check}) is (
+        Status.REFUTED
+    )
+
+
+# 9. A correct solution that prints a lot during one call deadlocks the judge -------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", [False, True], ids=["default", "limits_are_rules"])
+def test_a_chatty_correct_solution_is_verified(tmp_path: Path, rules: bool) -> None:
+    source = "def f(x):\n    for i in range(3000):\n        print('debug', i, 'x' * 40)\n"
+    source += "    return x * x\n"
+    spec = {
+        "kind": "python",
+        "code": "from solve import f\nassert f(2) == 4\n",
+        "timeout": 5,
+        "limits_are_rules": rules,
+    }
+    assert _status(tmp_path, {"solve.py": source}, spec) is Status.VERIFIED

@@ -401,13 +401,19 @@ if [ "$1" = "-o" ]; then
   if [ "$3" = AssaySolution.lean ]; then
     [ "$mode" = tamper ] && echo "def _root_.AssayStatement.statement : Prop := True" > AssayStatement.lean
     [ "$mode" = tamper_audit ] && echo "def main : IO UInt32 := pure 0" > AssayAudit.lean
+    [ "$mode" = plant ] && echo forged > Planted.olean
     [ "$mode" = wrong ] && { echo "AssaySolution.lean:1:0: error: type mismatch"; exit 1; }
+    [ "$mode" = no_olean ] && exit 0
+    [ "$mode" = olean_link ] && { ln -s AssaySolution.lean "$2"; exit 0; }
+    [ "$mode" = olean_fifo ] && { mkfifo "$2"; exit 0; }
   fi
   cp "$3" "$2"
   [ "$3" = AssayGoal.lean ] && [ "$mode" = tamper_in_wrapper ] && echo forged > AssayStatement.olean
   exit 0
 fi
 [ "$(cat AssayStatement.olean)" = "$(cat AssayStatement.lean)" ] || mode=axiom
+[ -e Planted.olean ] && mode=axiom
+[ -f AssaySolution.olean ] && [ ! -L AssaySolution.olean ] || mode=axiom
 m=$3
 [ "$mode" = kernel ] && { echo "$m begin {}"; echo "$m rejected \"(kernel) declaration type mismatch\""; exit 10; }
 [ "$mode" = forge ] && { echo "'assay_goal' does not depend on any axioms"; exit 0; }
@@ -449,8 +455,15 @@ def standin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Toolchain:
         ("axiom", "checks", False),
         ("wrong", "does_not_check", False),
         ("kernel", "does_not_check", False),
-        ("tamper", "machinery", False),
-        ("tamper_audit", "machinery", False),
+        # code run while the solution compiles (step 1) works in a folder of its own: what it
+        # writes there (a trusted source rewritten, a module planted for a later step to find)
+        # never reaches the later steps, and only a regular AssaySolution.olean is copied out
+        ("tamper", "checks", True),
+        ("tamper_audit", "checks", True),
+        ("plant", "checks", True),
+        ("no_olean", "does_not_check", False),
+        ("olean_link", "does_not_check", False),
+        ("olean_fifo", "does_not_check", False),
         ("forge", "checks", False),
         ("old_marker", "checks", False),
     ],

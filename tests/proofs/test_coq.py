@@ -50,10 +50,12 @@ def test_a_real_proof_is_green(sandbox: Sandbox) -> None:
     plan = plan_for("coq", solution, statement="forall n m : nat, n + m = m + n", name="comm")
     verdict = judge("coq", plan, sandbox, LIMITS).verdict
     assert verdict is not None and verdict.green and verdict.assumptions == []
-    assert verdict.command_line.startswith(
-        "/usr/bin/coqc -q -Q . '' AssayStatement.v && /usr/bin/coqc -q -Q . '' Solution.v && "
-    )
-    assert "/usr/bin/coqchk -silent -o" in verdict.command_line
+    steps = verdict.steps
+    assert steps[0][:2] == ["sh", "-c"] and "AssayStatement.v || exit" in steps[0][2]
+    assert steps[1] == ["/usr/bin/coqc", "-q", "-Q", ".", "", "Solution.v"]
+    for step in steps[2:]:  # each trusted step first checks the files assay wrote
+        assert step[:2] == ["sh", "-c"] and "sha256sum -c --status" in step[2], step
+    assert "exec /usr/bin/coqchk -silent -o" in steps[3][2]
 
 
 def test_a_weakened_statement_does_not_pass(sandbox: Sandbox) -> None:

@@ -17,8 +17,10 @@ E = Outcome.error("machinery")
         ([V, V, V], Status.VERIFIED, 1.0),
         ([V, R], Status.REFUTED, 0.0),
         ([V, R, I], Status.REFUTED, 0.0),
-        ([R, E], Status.ERROR, None),
+        ([R, E], Status.REFUTED, 0.0),
+        ([E, I, R], Status.REFUTED, 0.0),
         ([V, I], Status.INCONCLUSIVE, None),
+        ([V, I, E], Status.ERROR, None),
         ([I, E], Status.ERROR, None),
         ([E], Status.ERROR, None),
     ],
@@ -35,8 +37,10 @@ def test_all_mode(outcomes: list[Outcome], status: Status, score: float | None) 
         ([V, V], [1, 3], Status.VERIFIED, 1.0),
         ([V, R], [1, 3], Status.REFUTED, 0.25),
         ([R, V, V], [2, 1, 1], Status.REFUTED, 0.5),
-        ([V, R, I], [1, 1, 1], Status.INCONCLUSIVE, None),
-        ([V, R, E], [1, 1, 1], Status.ERROR, None),
+        ([V, R, I], [1, 1, 1], Status.REFUTED, 1 / 3),
+        ([V, R, E], [1, 2, 1], Status.REFUTED, 0.25),
+        ([V, I], [1, 1], Status.INCONCLUSIVE, None),
+        ([V, E, I], [1, 1, 1], Status.ERROR, None),
         ([R, R], [1, 1], Status.REFUTED, 0.0),
     ],
 )
@@ -75,3 +79,20 @@ def test_wire_form_is_stable() -> None:
         "score": 0.0,
         "outcomes": [{"kind": "k", "status": "refuted", "detail": "x", "evidence": {"a": 1}}],
     }
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+@pytest.mark.parametrize("other", [E, I])
+def test_no_error_or_limit_hides_a_refutation(mode: Mode, other: Outcome) -> None:
+    """A candidate able to trigger an error or a limit anywhere must not mask a refutation."""
+    for outcomes in ([R, other], [other, R], [V, other, R, other]):
+        report = combine(outcomes, mode)
+        assert report.status is Status.REFUTED
+        assert report.score is not None and report.score < 1.0
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_score_is_absent_exactly_when_no_finding_decides_it(mode: Mode) -> None:
+    for outcomes in ([V], [R], [V, R], [I], [E], [V, I], [V, E], [I, E], [R, I], [R, E]):
+        report = combine(outcomes, mode)
+        assert (report.score is None) is (not report.status.concluded), outcomes

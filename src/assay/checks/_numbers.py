@@ -26,6 +26,7 @@ text: no process, no sympy; pint is loaded only to confirm a unit that owns expo
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from fractions import Fraction
@@ -43,25 +44,38 @@ _NUMBER = re.compile(
     re.VERBOSE,
 )
 _NONFINITE = re.compile(
-    r"(?:(?<![0-9A-Za-z_.])[-+])?(?<![A-Za-z])(?:nan|infinity|inf|∞)(?![A-Za-z])", re.IGNORECASE
+    r"(?:(?<![0-9A-Za-z_.])[-+])?(?<![A-Za-z])(?:nans?|infinity|infinite|inf|∞)(?![A-Za-z])",
+    re.IGNORECASE,
 )
 _MAGNITUDES = (
     "hundred|thousand|million|billion|trillion|quadrillion|quintillion|lakh|crore|dozen"
     "|bn|mn|mln|bln|mio|mrd"
+)
+# Words that scale a number written before them, but are ordinary words elsewhere ("score"):
+# multipliers and fraction words ("42 hundredths" is 0.42).
+_SCALES = (
+    _MAGNITUDES + "|gross|score|grand|myriad|mil|bil|lac|tsd|thou|halves|thirds|quarters"
+    "|fourths|fifths|sixths|sevenths|eighths|ninths|tenths|hundredths|thousandths"
+    "|millionths|billionths|trillionths"
 )
 _SPELLED_NAMES = (
     "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
     "|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fourty|fifty|sixty"
     "|seventy|eighty|ninety|half|quarter|" + _MAGNITUDES
 )
-_SPELLED = re.compile(r"(?<![A-Za-z])(?:" + _SPELLED_NAMES + r")s?(?![A-Za-z])", re.IGNORECASE)
 _SPELLED_WORDS = frozenset(
     [*_SPELLED_NAMES.split("|"), *(name + "s" for name in _SPELLED_NAMES.split("|"))]
 )
-_WORD = re.compile(r"[a-z]+")
+# Spelled numbers written as one word ("fortythree", "FortyThree"): names and nothing else.
+_SPELLED_COMPOUND = re.compile(r"(?:" + _SPELLED_NAMES + r")+s?")
+_WORD = re.compile(r"[A-Za-z]+")
+# Upper-case roman numerals of two letters or more ("XLIII"); a lone "I", "V", "X" is a word.
+_ROMAN = re.compile(r"(?=[MDCLXVI]{2})M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 # A magnitude written after a number: "42 million", "42-thousand"; with letters, "42k", "42 M".
-_MAGNITUDE_WORD = re.compile(r"[ \t-]?(?:" + _MAGNITUDES + r")s?(?![A-Za-z])", re.IGNORECASE)
-_MAGNITUDE_LETTER = re.compile(r"[ \t]?(?:[kKMBGT]|tn)(?![A-Za-z])")
+_MAGNITUDE_WORD = re.compile(r"[ \t-]?(?:" + _SCALES + r")s?(?![A-Za-z])", re.IGNORECASE)
+_MAGNITUDE_LETTER = re.compile(r"[ \t]?(?:MM|[kKMBGT]|tn)(?![A-Za-z])")
+# After a currency amount, lower-case letters scale too: "$42m", "£42mm", "€42bn".
+_CURRENCY_SCALE = re.compile(r"[ \t]?(?:mm|m|k|b|bn|mn|MM|M|K|B)(?![A-Za-z])")
 _GROUPED = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?")
 # A unit right after a number. It owns only the digits of its exponents (m^2, s^-1, m²), and only
 # once pint reads the whole unit; letters glued to digits ("or711", "cm3") own nothing.
@@ -70,9 +84,52 @@ _EXP = r"(?:(?:\^|\*\*)-?[0-9]{1,2}(?![0-9]|\.[0-9])|[⁻⁺]?[⁰¹²³⁴⁵�
 _UNIT_WORD = re.compile(rf"[ \t]?(?![xX]){_U}+{_EXP}?(?:[ \t]?[/*·][ \t]?{_U}+{_EXP}?)*")
 _OWNED = re.compile(r"[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]")
 _UNREADABLE_SIGNS = "±∓⁻⁺₋₊<>≤≥≠≮≯⩽⩾≪≫"
+# Markup that may stand between a sign and its digits ("-(42)", "$-$42", "-**42**", "-`42`").
+_MARKUP = " \t([{$*`_"
+# Symbols allowed right before a number: relations that still state the value, and markdown.
+_ALLOWED_BEFORE = frozenset("=≈~∼≃≅|:`")
+_SIGN_WORDS = frozenset(["minus", "negative", "neg", "plus", "positive"])
+# LaTeX commands that leave the number after them as it is written.
+_LATEX_KEPT = frozenset(
+    [
+        "boxed",
+        "text",
+        "textbf",
+        "textrm",
+        "mathrm",
+        "mathbf",
+        "mathit",
+        "bf",
+        "rm",
+        "it",
+        "displaystyle",
+        "quad",
+        "qquad",
+        "approx",
+        "sim",
+        "simeq",
+        "left",
+        "right",
+        "fbox",
+        "mbox",
+    ]
+)
+_PLUS_MINUS_AFTER = re.compile(r"[ \t]*(?:±|∓|\+/-|\+-(?![0-9.])|\\pm(?![A-Za-z]))")
+_PI_AFTER = re.compile(r"[ \t]*(?:π|\\?pi(?![A-Za-z])|τ|\\tau(?![A-Za-z]))", re.IGNORECASE)
+_PREFIXED = re.compile(r"0(?:[xX][0-9A-Fa-f_]|[bB][01_]|[oO][0-7_])[0-9A-Za-z_]*")
+# Letters that look like Latin ones (UTS 39 confusables, the Cyrillic and Greek part): number
+# words are matched after mapping them, so "fоrty" with a Cyrillic "о" is still forty.
+_CONFUSABLES = dict(
+    zip(
+        "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХЅІЈΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιν",
+        "aeopcyxijsdhlqwABEKMHOPCTXSIJABEZHIKMNOPTYXoiv",
+        strict=True,
+    )
+)
 _MAX_CHARS = 400
 _MAX_SCALE = 400
-_FLOAT_MAX = int(1.7976931348623157e308)
+FLOAT_MAX = int(1.7976931348623157e308)
+"""The largest finite double, as an int: beyond it a value is non-finite."""
 
 
 class _Normal(dict[int, str | None]):
@@ -82,6 +139,8 @@ class _Normal(dict[int, str | None]):
         char = chr(code)
         if code < 128:
             mapped = char
+        elif char in _CONFUSABLES:
+            mapped = _CONFUSABLES[char]
         elif char.isdecimal():
             mapped = str(unicodedata.decimal(char))  # ４, ٤, ४, 𝟒: a decimal digit of a script
         elif char in "−➖﹣－" or unicodedata.category(char) == "Pd":
@@ -143,11 +202,14 @@ class NumberProblem(ValueError):
 
 
 def normalize(text: str) -> str:
-    """Digits of any script become ASCII digits, Unicode dashes and minus signs ``-``, Unicode
-    spaces and invisible format characters `` ``, and a character whose compatibility form is
-    one ASCII character (fullwidth ``ｍｉｌｌｉｏｎ``, ``．``, ``％``) that character; numeric
-    characters (``²``, ``½``) are kept, to be refused. The length is kept, so positions in the
-    result are positions in ``text``."""
+    """HTML entities are decoded (``&minus;42`` is -42, as a renderer shows it), digits of any
+    script become ASCII digits, Unicode dashes and minus signs ``-``, Unicode spaces and
+    invisible format characters `` ``, Cyrillic and Greek letters that look Latin the Latin
+    letter, and a character whose compatibility form is one ASCII character (fullwidth
+    ``ｍｉｌｌｉｏｎ``, ``．``, ``％``) that character; numeric characters (``²``, ``½``) and
+    combining marks are kept, to be refused. Positions are positions in the result."""
+    if "&" in text:
+        text = html.unescape(text)
     return text if text.isascii() else text.translate(_NORMAL)
 
 
@@ -174,6 +236,93 @@ def _detached(text: str, at: int) -> bool:
     return not at or not (text[at - 1].isalnum() or text[at - 1] in ")]}")
 
 
+def _markup_before(text: str, at: int) -> int:
+    """Index of the last character at or before ``text[at]`` that is not a space or markup;
+    -1 when there is none."""
+    while at >= 0:
+        char = text[at]
+        if char in _MARKUP:
+            at -= 1
+        elif char in ",;:! " and at and text[at - 1] == "\\":  # LaTeX spacing: \, \; \!
+            at -= 2
+        else:
+            break
+    return at
+
+
+def _word_before(text: str, at: int) -> tuple[int, str]:
+    """The run of letters ending at ``text[at]`` and where it starts."""
+    begin = at
+    while begin and text[begin - 1].isalpha():
+        begin -= 1
+    return begin, text[begin : at + 1]
+
+
+def _before_problem(text: str, start: int, signed: bool) -> tuple[int, str] | None:
+    """Why what stands before the number at ``text[start:]`` (its sign included) keeps it from
+    being read exactly, and where that begins; None when nothing does.
+
+    A second sign, a sign set apart by spaces or markup (``- 42``, ``-(42)``, ``$-$42``), a
+    comparison (``≥42``), any other operator or modifier symbol (``√42``, ``e^42``, ``⁒42``),
+    a combining mark, a sign word (``minus 42``), a function or LaTeX command (``exp(42)``,
+    ``\\sqrt{42}``); relations that state the value (``=``, ``≈``, ``->``) are fine.
+    """
+    at = _markup_before(text, start - 1)
+    if at < 0:
+        return None
+    char = text[at]
+    skipped = at < start - 1
+    if char in "+-":
+        if signed:
+            if not skipped or _detached(text, at):
+                return at, "it has two signs"
+            return None
+        if skipped and _detached(text, at):
+            return at, "a sign apart from its number"
+        return None
+    if char in _UNREADABLE_SIGNS:
+        problem = _sign_problem(text, at)
+        return (at, problem) if problem else None
+    if char == "^":
+        return at, "a power or operator before it cannot be read exactly"
+    if char.isalpha() and char.isascii():
+        begin, word = _word_before(text, at)
+        if begin and text[begin - 1] == "\\":
+            if word in _LATEX_KEPT:
+                return None
+            return begin - 1, f"the command \\{word} applied to it cannot be read exactly"
+        if word.lower() in _SIGN_WORDS:
+            return begin, f"the sign word {word!r} cannot be read exactly"
+        if text[at + 1] == "(":
+            return begin, f"the function {word}(...) applied to it cannot be read exactly"
+        if text[at + 1] == "*":
+            return begin, "a product or power before it cannot be read exactly"
+        return None
+    if char > "\x7f" and char not in _ALLOWED_BEFORE:
+        category = unicodedata.category(char)
+        if category in ("Mn", "Me"):
+            return at, "a combining mark before it cannot be read exactly"
+        if category in ("Sm", "Sk") and not 0x2190 <= ord(char) <= 0x21FF:
+            return at, f"the symbol {char!r} before it cannot be read exactly"
+    return None
+
+
+def _after_problem(text: str, end: int) -> tuple[int, str] | None:
+    """Why what follows the number ending at ``text[end]`` keeps it from being read exactly, and
+    where that ends: ``42+`` (a bound), ``42±``, ``42 +/-``, ``42π``, ``42\\pi``, a combining
+    mark drawn over it (``42⃠``)."""
+    char = text[end]
+    if char == "+" and not text[end + 1 : end + 2].isdigit() and text[end + 1 : end + 2] != "/":
+        return end + 1, "a bound, not one value"
+    if char in " \t+±∓\\" and (found := _PLUS_MINUS_AFTER.match(text, end)) is not None:
+        return found.end(), "a plus-minus after it is not one value"
+    if char in " \tπpPτ\\" and (found := _PI_AFTER.match(text, end)) is not None:
+        return found.end(), "a constant multiplying it cannot be read exactly"
+    if char > "\x7f" and unicodedata.category(char) in ("Mn", "Me"):
+        return end + 1, "a combining mark on it cannot be read exactly"
+    return None
+
+
 def _parse(text: str, match: re.Match[str]) -> Number:
     start, end = match.span()
     sign = None
@@ -185,18 +334,11 @@ def _parse(text: str, match: re.Match[str]) -> Number:
     raw = text[start:end]
     if len(raw) > _MAX_CHARS:
         raise NumberProblem("malformed", f"a number of {len(raw)} characters is too long")
-    if sign is not None and start and text[start - 1] in "+-":
-        return _unreadable(text, start - 1, end, f"{text[start - 1 : end]!r} has two signs")
-    if start:
-        at = start - 1
-        while at and text[at] in " \t":  # usually none or one space
-            at -= 1
-        if text[at] in _UNREADABLE_SIGNS and (problem := _sign_problem(text, at)):
-            return _unreadable(text, start, end, f"{raw!r}: {problem}")
-        if text[at] in "+-" and sign is None and at < start - 1 and _detached(text, at):
-            return _unreadable(text, at, end, f"{text[at:end]!r}: a sign apart from its number")
-    if end < len(text) and text[end] == "+" and not text[end + 1 : end + 2].isdigit():
-        return _unreadable(text, start, end + 1, f"{raw + '+'!r} is a bound, not one value")
+    if start and (problem := _before_problem(text, start, sign is not None)):
+        at, why = problem
+        return _unreadable(text, at, end, f"{text[at:end]!r}: {why}")
+    if end < len(text) and (after := _after_problem(text, end)):
+        return _unreadable(text, start, after[0], f"{text[start : after[0]]!r}: {after[1]}")
     num, exp, den = match.group("num", "exp", "den")
     if exp is None and den is None and num.isdigit() and len(num) < 300:  # the common case
         value = int(num)
@@ -216,6 +358,10 @@ def _parse(text: str, match: re.Match[str]) -> Number:
         )
     whole, _, decimals = num.partition(".")
     digits = (whole + decimals).lstrip("0")
+    if not digits:  # zero, whatever its exponent: never compute 10**exponent for it
+        if den is not None and not int(den):
+            return Number(raw, start, end, 0, 1, finite=False)
+        return Number(raw, start, end, 0, 1)
     scale = (int(exp) if exp else 0) - len(decimals)
     order = len(digits) + scale  # the value lies in [10**(order-1), 10**order)
     if digits and not -_MAX_SCALE < order < _MAX_SCALE:
@@ -232,7 +378,7 @@ def _parse(text: str, match: re.Match[str]) -> Number:
     if sign == "-":
         numerator = -numerator
     magnitude = abs(numerator)
-    too_big = magnitude > _FLOAT_MAX * denominator
+    too_big = magnitude > FLOAT_MAX * denominator
     if too_big or (0 < magnitude < denominator and magnitude << 1074 < denominator):
         return Number(raw, start, end, 0, 1, finite=False)
     return Number(raw, start, end, numerator, denominator)
@@ -275,6 +421,35 @@ def _may_follow(text: str, end: int) -> bool:
     return after.isalpha() or after in " \t-%°_" or after > "\x7f"
 
 
+def _after_currency(text: str, number: Number) -> bool:
+    """Whether a currency symbol stands right before ``number`` (``$42``, ``£ 42``, ``-$42``)."""
+    at = number.start - 1
+    while at >= 0 and text[at] in " \t-+":
+        at -= 1
+    return at >= 0 and unicodedata.category(text[at]) == "Sc"
+
+
+def _number_words(text: str, magnitude_letters: bool) -> list[Number]:
+    """Words that are numbers: spelled (``forty``, ``fortythree``, ``FortyThree``) and upper-case
+    roman numerals of two letters or more (``XLIII``; ``I``, ``V``, ``X`` are words). With a unit
+    in the spec, an upper-case word right after a number is left to the unit reader (``MV``)."""
+    found = []
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        lowered = word.lower()
+        if lowered in _SPELLED_WORDS or (len(word) > 5 and _SPELLED_COMPOUND.fullmatch(lowered)):
+            why = "is a number written in words"
+        elif len(word) > 1 and word.isupper() and _ROMAN.fullmatch(word):
+            before = text[: match.start()].rstrip(" \t")
+            if not magnitude_letters and before[-1:].isdigit():
+                continue
+            why = "is a roman numeral"
+        else:
+            continue
+        found.append(_unreadable(text, match.start(), match.end(), f"{word!r} {why}"))
+    return found
+
+
 def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
     """Every number-like token in ``text`` (already normalized), in order.
 
@@ -285,6 +460,13 @@ def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
     position = 0
     while (digit := _DIGIT.search(text, position)) is not None:
         start = digit.start()
+        if text[start] == "0" and (prefixed := _PREFIXED.match(text, start)) is not None:
+            written = prefixed.group(0)
+            found.append(
+                _unreadable(text, start, prefixed.end(), f"{written!r} is not a decimal number")
+            )
+            position = prefixed.end()
+            continue
         if start and text[start - 1] == "." and not (start > 1 and text[start - 2].isdigit()):
             start -= 1  # ".5"
         match = _NUMBER.match(text, start)
@@ -301,12 +483,8 @@ def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
         ]
     if not found:
         return []  # spelled numbers alone: there is no number written in digits
-    if not _SPELLED_WORDS.isdisjoint(_WORD.findall(lowered)):  # a cheap test before the scan
-        found += [
-            _unreadable(text, m.start(), m.end(), f"{m.group(0)!r} is a number written in words")
-            for m in _SPELLED.finditer(text)
-        ]
-    if len(found) > digits:
+    found += _number_words(text, magnitude_letters)
+    if len(found) > digits:  # unsorted only when words or characters were added
         found.sort(key=lambda n: n.start)
     elif digits == 1 and not _may_follow(text, found[0].end):
         return found  # the common case: one number, nothing after it to read
@@ -322,8 +500,10 @@ def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
         if not _may_follow(text, number.end):
             kept.append(number)  # nothing after it can be a magnitude or a unit
             continue
-        magnitude = _MAGNITUDE_WORD.match(text, number.end) or (
-            _MAGNITUDE_LETTER.match(text, number.end) if magnitude_letters else None
+        magnitude = (
+            _MAGNITUDE_WORD.match(text, number.end)
+            or (_MAGNITUDE_LETTER.match(text, number.end) if magnitude_letters else None)
+            or (_CURRENCY_SCALE.match(text, number.end) if _after_currency(text, number) else None)
         )
         if magnitude is not None:
             written = text[number.start : magnitude.end()]

@@ -22,7 +22,11 @@ def sandbox_for(ctx: CheckContext) -> Sandbox:
 
 
 def staged_workspace(ctx: CheckContext, scratch: Path) -> Path | Outcome:
-    """A read-only-to-the-sandbox snapshot of the workspace, or why there is none."""
+    """A read-only-to-the-sandbox snapshot of the workspace, or why there is none.
+
+    Too deep, too many entries or too many bytes to stage is refuted, for every kind that
+    stages a workspace (``limits_are_rules`` or not).
+    """
     assert ctx.workspace is not None
     if not ctx.workspace.is_dir():
         return Outcome.inconclusive(f"the workspace {str(ctx.workspace)!r} is not a directory")
@@ -30,7 +34,9 @@ def staged_workspace(ctx: CheckContext, scratch: Path) -> Path | Outcome:
     try:
         snapshot(ctx.workspace, target, ctx.config.max_staged_mb * 1024 * 1024)
     except StagingTooLarge as exc:
-        return Outcome.inconclusive(f"the workspace is too large to stage ({exc})")
+        # The workspace is the work: its size and shape are the candidate's doing, and an
+        # inconclusive here would let any wrong answer mask itself by adding files.
+        return Outcome.refuted(f"the workspace cannot be staged: {exc}")
     return target
 
 
@@ -51,10 +57,14 @@ def limits_outcome(
     counters, the output it counted), never what the run printed. With ``limits_are_rules``
     every limit refutes, the wall clock included: a policy that knows its answer is wrong would
     otherwise learn to stall or to blow a limit to have the episode masked. Without it, a limit
-    is inconclusive (the work was not judged).
+    is inconclusive (the work was not judged). A limit is not believed when the judge itself
+    saw the check fail on answers the candidate's live process gave (``check_failed``): the
+    failure was not the limit's consequence, so the ordinary verdict stands.
     """
     if result.limit is None:
         return None
+    if result.check_failed and not result.completed:
+        return None  # the judge saw the check fail on live answers: a finding, not a limit
     evidence = {**evidence, "limit": result.limit, "memory_limit": result.memory_limit}
     if result.limit == "time":
         detail = f"timed out after {limits.timeout:g}s; the whole sandbox was killed"

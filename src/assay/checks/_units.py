@@ -25,6 +25,39 @@ _SAFE_UNIT = re.compile(
 )
 _CLAUSE_END = re.compile(r"[,;:!?\n()\[\]{}]|\.(?:\s|$)")
 _MAX_WORDS = 4
+_TOKEN = re.compile(r"[^\s,;:!?()\[\]{}]+")
+_MAX_TOKENS = 2000
+# English words pint also reads as units ("42 m in total": "in" is an inch).
+_PROSE_WORDS = frozenset(
+    [
+        "in",
+        "a",
+        "at",
+        "point",
+        "points",
+        "line",
+        "lines",
+        "hand",
+        "hands",
+        "chain",
+        "link",
+        "rod",
+        "pole",
+        "span",
+        "cable",
+        "second",
+        "bit",
+        "pi",
+        "percent",
+        "rad",
+        "mil",
+        "thou",
+        "gross",
+    ]
+)
+_SLACK_BITS = 49
+SLACK = Fraction(1, 2**_SLACK_BITS)
+"""Relative slack after a conversion whose factor pint computed in floats: a few ulps."""
 
 
 @lru_cache(maxsize=1)
@@ -76,11 +109,46 @@ def unit_after(text: str, start: int) -> tuple[str, Any] | None:
     return None
 
 
+def other_unit(text: str, number_end: int, written: str, unit: Any, target: Any) -> str | None:
+    """Another unit of the target's dimension written anywhere in ``text`` besides the number's
+    own unit ``written`` (right after ``number_end``): ``42 m or km`` hedges between two units.
+    Too many words to read counts as a hedge (the answer cannot be cleared)."""
+    own = len(written.split())
+    tokens = _TOKEN.finditer(text)
+    for count, token in enumerate(tokens):
+        if count > _MAX_TOKENS:
+            return "(too many words to read)"
+        if token.end() > number_end and own:
+            own -= 1  # one of the unit's own words (or the "42m" it is glued to)
+            continue
+        word = token.group(0).rstrip(".")
+        if not any(char.isalpha() for char in word) or word.lower() in _PROSE_WORDS:
+            continue
+        other = parse_unit(word)
+        if other is not None and other != unit and same_dimension(other, target):
+            return word
+    return None
+
+
 def _finite(number: Any, source: Any, target: Any) -> Fraction:
     value = float(number)
     if value != value or value in (float("inf"), float("-inf")):
         raise UnitProblem(f"converting {source} to {target} gives a non-finite value")
     return Fraction(repr(value))
+
+
+def _exact_factor(decimal: Fraction, factor: float) -> tuple[Fraction, bool]:
+    """The factor and whether it is exact: a short decimal (1000, 0.0254, 1e24) is taken as
+    written in the definitions; a ratio with a small denominator within two ulps of the float
+    (0.30479999999999996 is 381/1250, 0.2777777777777778 is 5/18) as that ratio. Anything else
+    is the float, inexact."""
+    significant = repr(factor).split("e")[0].replace(".", "").replace("-", "").strip("0")
+    if len(significant) <= 12:
+        return decimal, True
+    ratio = Fraction(factor).limit_denominator(10**6)
+    if abs(ratio - Fraction(factor)) <= abs(Fraction(factor)) / 2**51:
+        return ratio, True
+    return decimal, False
 
 
 @lru_cache(maxsize=4096)
@@ -92,7 +160,7 @@ def _factor(source: Any, target: Any) -> tuple[Fraction, bool] | None:
     if reg.Quantity(0, source).to(target).magnitude != 0:
         return None  # an offset scale (degC, degF): convert each value on its own
     factor = reg.Quantity(1, source).to(target).magnitude
-    return _finite(factor, source, target), source == target
+    return _exact_factor(_finite(factor, source, target), float(factor))
 
 
 @lru_cache(maxsize=4096)

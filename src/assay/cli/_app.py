@@ -251,7 +251,13 @@ def hole_fill(
         bool, typer.Option("--stdlib/--no-stdlib", help="Put agda-stdlib on the include path.")
     ] = True,
 ) -> None:
-    """Judge a candidate in one hole: solved, progress, type_error, refused or error (JSON)."""
+    """Judge a candidate in one hole (JSON): solved, progress, type_error, refused, limit or error.
+
+    limit: the check was stopped by a limit (the "limit" field says which: time, memory, ...)
+    while a known-good proof fits in the same limits; no finding, but a failed attempt.
+
+    error: assay's or Agda's own failure (a known-good proof fails too), never the candidate's.
+    """
     from assay.proofs import fill_hole
 
     try:

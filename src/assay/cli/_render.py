@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 from collections.abc import Sequence
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -39,6 +41,20 @@ _ESCAPES = re.compile(
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def _console() -> Console:
+    """A console that can print every character: on a stream whose encoding cannot hold one
+    (a POSIX locale), it is written as a backslash escape instead of raising, so the status shown
+    is always the status computed (an encoding error must not turn a report into ``error``)."""
+    stream = sys.stdout
+    if (
+        isinstance(stream, io.TextIOWrapper)
+        and not stream.encoding.lower().replace("-", "").startswith("utf")
+        and stream.errors in ("strict", "surrogateescape")
+    ):
+        stream.reconfigure(errors="backslashreplace")
+    return Console()
+
+
 def terminal_safe(text: str) -> str:
     """``text`` as it may be shown in a terminal: escape sequences removed, any other control
     character (``\\r``, backspace, bidi overrides) shown as U+FFFD, so text the candidate or a
@@ -63,7 +79,7 @@ def print_report(title: str, report: Report) -> None:
             f"[{style}]{outcome.status.label}[/]",
             Text(terminal_safe(outcome.detail)),
         )
-    console = Console()
+    console = _console()
     console.print(table)
     score = "none (masked)" if report.score is None else f"{report.score:g}"
     console.print(f"[bold {_STYLE[report.status]}]{report.status.label}[/]  score: {score}\n")
@@ -120,8 +136,8 @@ def print_kinds(kinds: list[Kind]) -> None:
         )
         # Escaped: "list[text]" is a type here, not rich markup.
         table.add_row(kind.name, escape(fields), escape(kind.summary.replace("``", "`")))
-    Console().print(table)
-    Console().print("Every kind also accepts weight? (> 0, default 1) and description?.")
+    _console().print(table)
+    _console().print("Every kind also accepts weight? (> 0, default 1) and description?.")
 
 
 def kinds_markdown(kinds: list[Kind]) -> str:
@@ -161,7 +177,7 @@ def print_conformance(results: Sequence[FixtureResult]) -> None:
             mark,
             Text(terminal_safe(r.detail)),
         )
-    console = Console()
+    console = _console()
     console.print(table)
     passed = sum(r.passed for r in results)
     console.print(f"{passed}/{len(results)} fixtures reproduced")

@@ -65,7 +65,7 @@ def canary_checks(
         if remembered is not None and now - remembered[0] < CANARY_TTL:
             return remembered[1]
     plan = canary_plan(language, toolchain)
-    batch = run_batch(sandbox, plan.files, plan.commands(), limits, plan.mounts)
+    batch = run_batch(sandbox, plan.files, plan.commands(), limits, plan.mounts, plan.alone)
     ok = len(batch.runs) == len(plan.steps) and all(run.exit_code == 0 for run in batch.runs)
     with _lock:
         _remembered[identity] = (time.monotonic(), ok)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from assay._errors import InvalidInput
 from assay.proofs._cache import JudgmentCache
+from assay.proofs._canary import canary_checks
 from assay.proofs._holes import HoleResult, classify, fill, hole_span, refused
-from assay.proofs._judges import judge, plan_for
+from assay.proofs._judges import judge, plan_for, toolchain_for
 from assay.proofs._paths import read_source
 from assay.sandbox import Limits, Sandbox
 
@@ -29,7 +30,9 @@ def fill_hole(
 
     Raises HoleNotFound (no hole there), InvalidInput (the obligation is not a regular UTF-8
     file of at most 4 MiB) and ToolchainMissing; every other outcome, a refusal included, is a
-    HoleResult. The obligation file is only read.
+    HoleResult. A check stopped by a limit is ``limit`` (which one in ``HoleResult.limit``) when
+    the known-good canary still fits in the same limits, else ``error``: a candidate can cause a
+    ``limit``, never an ``error``. The obligation file is only read.
     """
     try:
         text = read_source(Path(obligation)).decode("utf-8")
@@ -43,15 +46,25 @@ def fill_hole(
         )
     patched = fill(text, span, candidate)
     plan = plan_for("agda", patched, stdlib=stdlib, options=options)
-    judgment = judge(
-        "agda", plan, sandbox or Sandbox(), limits or Limits(timeout=300, memory_mb=4096), cache
-    )
+    box = sandbox or Sandbox()
+    limits = limits or Limits(timeout=300, memory_mb=4096)
+    judgment = judge("agda", plan, box, limits, cache)
     if judgment.verdict is None:  # the patched file itself carries a refused shape
         return HoleResult(
             candidate, "refused", 0, 0, False, None, [f"refused: {s}" for s in judgment.refusals]
         )
     verdict = judgment.verdict
-    status, remaining = classify(verdict.exit_code, verdict.finding, "\n".join(verdict.diagnostics))
+    output = "\n".join(verdict.diagnostics)
+    status, remaining = classify(verdict.exit_code, verdict.finding, output, verdict.limit)
+    diagnostics = verdict.diagnostics
+    if status == "limit" and not canary_checks("agda", toolchain_for("agda"), box, limits):
+        status = "error"  # not the candidate's doing: a known-good proof does not fit either
+        diagnostics = [
+            *diagnostics,
+            f"{verdict.reason}; a known-good proof fails within these limits too",
+        ]
+    elif status == "limit":
+        diagnostics = [*diagnostics, f"stopped by the {verdict.limit} limit: {verdict.reason}"]
     return HoleResult(
         candidate,
         status,
@@ -59,5 +72,6 @@ def fill_hole(
         verdict.elapsed_ms,
         verdict.checked_from_source,
         verdict.to_json(),
-        verdict.diagnostics,
+        diagnostics,
+        verdict.limit if status == "limit" else None,
     )

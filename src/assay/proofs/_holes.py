@@ -18,7 +18,11 @@ from assay.proofs._agda_lex import AgdaLexError, Token, normalise, tokens
 from assay.proofs._languages import agda_remaining_holes
 from assay.proofs._scan import agda_candidate_refusals
 
-HoleStatus = Literal["solved", "progress", "type_error", "refused", "error"]
+HoleStatus = Literal["solved", "progress", "type_error", "refused", "limit", "error"]
+"""``limit``: the check of this candidate was stopped by a limit assay observed (time, memory,
+...; ``HoleResult.limit`` says which) while a known-good proof still fits in the same limits: no
+finding, but a failed attempt for a search loop. ``error`` is only assay's or the toolchain's
+own failure (the known-good proof fails too), never something a candidate can cause."""
 _HOLE = re.compile(r"\{!.*?!\}", re.DOTALL)
 
 
@@ -85,11 +89,14 @@ class HoleResult:
     checked_from_source: bool
     verdict: dict[str, Any] | None
     diagnostics: list[str]
+    limit: str | None = None
+    """With status ``limit``: which limit stopped the check (``time``, ``memory``, ...)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "candidate": self.candidate,
             "status": self.status,
+            "limit": self.limit,
             "remainingHoles": self.remaining_holes,
             "elapsedMs": self.elapsed_ms,
             "checkedFromSource": self.checked_from_source,
@@ -102,10 +109,15 @@ def refused(candidate: str) -> list[str]:
     return agda_candidate_refusals(candidate)
 
 
-def classify(exit_code: int | None, finding: str, output: str) -> tuple[HoleStatus, int]:
-    """(status, remaining holes) of an Agda batch run over a filled obligation."""
+def classify(
+    exit_code: int | None, finding: str, output: str, limit: str | None = None
+) -> tuple[HoleStatus, int]:
+    """(status, remaining holes) of an Agda batch run over a filled obligation.
+
+    A run stopped by a limit is ``limit`` (the caller turns it into ``error`` when a known-good
+    proof does not fit in the same limits either); any other machinery failure is ``error``."""
     if finding == "machinery":
-        return "error", 0
+        return ("limit" if limit is not None else "error"), 0
     if finding == "checks":
         return "solved", 0
     remaining = agda_remaining_holes(output)

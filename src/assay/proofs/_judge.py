@@ -16,6 +16,7 @@ folder is created private to assay and handed to the sandbox user only after sta
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import stat
@@ -133,34 +134,118 @@ def _has_interfaces(folder: Path) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Alone:
+    """The first step runs alone: in a scratch folder of its own holding only ``sources``, and
+    the folder the later steps see is not mounted at all. Afterwards trusted code copies out
+    ``output`` (one regular file, opened without following links, at most ``max_bytes``) into
+    that folder; nothing else the step wrote survives it. For a step that runs the candidate's
+    code while compiling it (Lean's elaboration runs tactics), so that code cannot plant or
+    change files the trusted steps read."""
+
+    sources: tuple[str, ...]
+    output: str
+    max_bytes: int
+
+
+def _run_step(
+    sandbox: Sandbox, step: Sequence[str], folder: Path, limits: Limits, read_only: Sequence[str]
+) -> RunResult:
+    return sandbox.run(
+        list(step),
+        cwd=WORKDIR,
+        mounts=[
+            Mount(folder, WORKDIR, writable=True),
+            *(Mount(Path(path), path) for path in read_only),
+        ],
+        limits=limits,
+        untrusted=True,
+    )
+
+
+def _take_output(folder: Path, alone: Alone) -> bytes | None:
+    """The step's one output: a regular file (no link, no fifo) of at most ``max_bytes``."""
+    root = os.open(folder, _DIR_FLAGS)
+    try:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(alone.output, flags, dir_fd=root)
+    except OSError:
+        return None
+    finally:
+        os.close(root)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > alone.max_bytes:
+            return None
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > alone.max_bytes:
+                return None
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _run_alone(
+    sandbox: Sandbox,
+    files: Mapping[str, bytes],
+    step: Sequence[str],
+    limits: Limits,
+    read_only: Sequence[str],
+    alone: Alone,
+    folder: Path,
+) -> RunResult:
+    """Run ``step`` in its own folder and copy its output into ``folder``; a step that exits 0
+    without a proper output fails (exit 1: the candidate did not compile to what was asked)."""
+    with tempfile.TemporaryDirectory(prefix="assay-alone-") as name, scratch(Path(name)) as capped:
+        own = capped.path
+        stage(own, {source: files[source] for source in alone.sources})
+        run = _run_step(sandbox, step, own, limits, read_only)
+        if run.exit_code != 0:
+            return run
+        data = _take_output(own, alone)
+    if data is None:
+        why = (
+            f"\nassay: the step left no {alone.output} that is a regular file of at most "
+            f"{alone.max_bytes} bytes"
+        )
+        return dataclasses.replace(run, exit_code=1, output=run.output + why)
+    root = os.open(folder, _DIR_FLAGS)
+    try:
+        _write(root, alone.output, data)
+    finally:
+        os.close(root)
+    return run
+
+
 def run_batch(
     sandbox: Sandbox,
     files: Mapping[str, bytes],
     steps: Sequence[Sequence[str]],
     limits: Limits,
     read_only: Sequence[str] = (),
+    alone: Alone | None = None,
 ) -> Batch:
     """Run each step in order (stopping at the first that does not exit 0) over ``files``.
 
     ``read_only``: host folders the steps also see, read-only at the same path (a toolchain
-    installed outside /usr, e.g. Lean's under ``~/.elan``)."""
+    installed outside /usr, e.g. Lean's under ``~/.elan``). ``alone``: the first step runs in
+    a folder of its own (see ``Alone``)."""
     with tempfile.TemporaryDirectory(prefix="assay-proof-") as name, scratch(Path(name)) as capped:
         folder = capped.path
         stage(folder, files)
         from_source = not _has_interfaces(folder)
         runs: list[RunResult] = []
         start = time.monotonic()
-        for step in steps:
-            run = sandbox.run(
-                list(step),
-                cwd=WORKDIR,
-                mounts=[
-                    Mount(folder, WORKDIR, writable=True),
-                    *(Mount(Path(path), path) for path in read_only),
-                ],
-                limits=limits,
-                untrusted=True,
-            )
+        for index, step in enumerate(steps):
+            if index == 0 and alone is not None:
+                run = _run_alone(sandbox, files, step, limits, read_only, alone, folder)
+            else:
+                run = _run_step(sandbox, step, folder, limits, read_only)
             runs.append(run)
             if run.exit_code != 0:
                 break

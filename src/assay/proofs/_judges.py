@@ -22,6 +22,7 @@ from assay.proofs._cache import JudgmentCache, cache_key
 from assay.proofs._canary import canary_checks
 from assay.proofs._judge import WORKDIR, run_batch
 from assay.proofs._languages import (
+    COQ_DIGEST,
     COQ_TRUSTED,
     WRAPPER,
     Plan,
@@ -164,8 +165,9 @@ def _judged(
     first = read_batch(
         language,
         plan,
-        run_batch(sandbox, plan.files, plan.commands(), limits, plan.mounts),
+        run_batch(sandbox, plan.files, plan.commands(), limits, plan.mounts, plan.alone),
         allowed_axioms,
+        limits,
     )
     reading, canary_limits = first, limits
     if first.suggested:
@@ -173,8 +175,16 @@ def _judged(
         again = read_batch(
             language,
             plan,
-            run_batch(sandbox, plan.files, _with_stack(plan.commands()), larger, plan.mounts),
+            run_batch(
+                sandbox,
+                plan.files,
+                _with_stack(plan.commands()),
+                larger,
+                plan.mounts,
+                plan.alone,
+            ),
             allowed_axioms,
+            larger,
         )
         if again.finding == "checks" and again.green:
             what = f"{larger.memory_mb} MiB and a larger stack"
@@ -248,5 +258,11 @@ def _sources(plan: Plan) -> dict[str, str]:
 
 def _diagnostics(output: str) -> list[str]:
     lines = [line.rstrip() for line in output.splitlines()]
-    kept = [line for line in lines if line.strip() and not line.lstrip().startswith("Checking ")]
+    kept = [
+        line
+        for line in lines
+        if line.strip()
+        and not line.lstrip().startswith("Checking ")
+        and not COQ_DIGEST.fullmatch(line)
+    ]
     return kept[:60]

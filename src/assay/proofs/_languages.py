@@ -20,7 +20,7 @@ from pathlib import Path
 from assay._errors import ToolchainMissing
 from assay.proofs import _scan
 from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
-from assay.proofs._judge import WORKDIR
+from assay.proofs._judge import WORKDIR, Alone
 from assay.proofs._lean_audit import (
     AUDIT_MODULE,
     AUDIT_SOURCE,
@@ -77,6 +77,9 @@ class Plan:
     (``commands``): it is not in ``steps``, so not in the cache key, and no earlier step saw it."""
     lean_audit: AuditExpectation | None = None
     """Lean: what the audit step must report (its marker, the header's imports)."""
+    alone: Alone | None = None
+    """The first step runs in a folder of its own, only its one output copied out (Lean: the
+    solution's compilation runs its code; see ``_judge.Alone``)."""
 
     def commands(self) -> list[list[str]]:
         """The steps as they run: ``{marker}`` replaced by this plan's marker."""
@@ -127,7 +130,7 @@ def agda_plan(
     stdlib: bool,
 ) -> Plan:
     module = agda_module_name(solution) or "Solution"
-    refusals = _scan.agda_refusals(solution, options)
+    refusals = _scan.agda_refusals(solution, options, header)
     if module == WRAPPER:
         refusals.append(f"the reserved module name {WRAPPER}")
     files = {module.replace(".", "/") + ".agda": solution.encode()}
@@ -174,6 +177,16 @@ COQ_TRUSTED = (COQ_STATEMENT, WRAPPER, COQ_AUDIT)
 COQ_SOLUTION = "Solution"
 COQ_STEP_STATEMENT, COQ_STEP_CHECKER, COQ_STEP_AUDIT = 0, 3, 4
 """Indices in ``coq_plan``'s steps: the statement alone, coqchk, then Print Assumptions."""
+COQ_STEP_TRUSTED = 2
+"""The first step after the solution's compilation: from here on, each step first checks the
+files assay wrote (``_coq_guarded``)."""
+TRUSTED_FILE_CHANGED = 86
+"""Exit code of a step that found a file assay staged changed before it ran (the sources are
+known byte for byte); no toolchain exits with it. Only the solution's compilation ran in that
+folder in between, so it is a finding about the work."""
+COQ_DIGEST = re.compile(rf"[0-9a-f]{{64}}  {COQ_STATEMENT}\.vo")
+"""``sha256sum``'s line for the compiled statement: the last line of step 1, the first line
+of every step after the solution's (read by ``_reading.coq_tampering``)."""
 
 
 def coq_plan(
@@ -221,14 +234,37 @@ def coq_plan(
     checker = [toolchain.checker or "coqchk", "-silent", "-o", "-Q", ".", ""]
     for library in (COQ_STATEMENT, module, WRAPPER):
         checker += ["-norec", library]
+    statement_step = shlex.join([toolchain.binary, *flags, f"{COQ_STATEMENT}.v"])
     steps = [
-        [toolchain.binary, *flags, f"{COQ_STATEMENT}.v"],
+        ["sh", "-c", f"{statement_step} || exit\nexec sha256sum {COQ_STATEMENT}.vo"],
         [toolchain.binary, *flags, f"{module}.v"],
-        [toolchain.binary, *flags, f"{WRAPPER}.v"],
-        checker,
-        [toolchain.binary, *flags, f"{COQ_AUDIT}.v"],
+        _coq_guarded(files, [toolchain.binary, *flags, f"{WRAPPER}.v"]),
+        _coq_guarded(files, checker),
+        _coq_guarded(files, [toolchain.binary, *flags, f"{COQ_AUDIT}.v"]),
     ]
     return Plan(files, steps, flags, f"{WRAPPER}.v", COQ_MEANING, refusals)
+
+
+def _coq_guarded(files: dict[str, bytes], command: list[str]) -> list[str]:
+    """A trusted step that first checks the files assay wrote, because the solution's
+    compilation ran in the same writable folder before it: the three trusted sources must be
+    plain files with the bytes staged (else exit ``TRUSTED_FILE_CHANGED``), and the compiled
+    statement's digest is printed first, for the reader to compare with the one step 1 printed
+    right after compiling it. Then the step's own command, by ``exec`` (its exit and signal are
+    the step's)."""
+    lines = [f"{hashlib.sha256(files[f'{name}.v']).hexdigest()}  {name}.v" for name in COQ_TRUSTED]
+    names = shlex.join([f"{name}.v" for name in COQ_TRUSTED] + [f"{COQ_STATEMENT}.vo"])
+    script = "\n".join(
+        [
+            # plain files only: a link or a pipe in their place could stall the digest
+            f'for f in {names}; do [ -f "$f" ] && [ ! -L "$f" ] || exit {TRUSTED_FILE_CHANGED}; done',
+            f"printf '%s\\n' {shlex.join(lines)} | sha256sum -c --status - "
+            f"|| exit {TRUSTED_FILE_CHANGED}",
+            f"sha256sum {COQ_STATEMENT}.vo || exit {TRUSTED_FILE_CHANGED}",
+            f"exec {shlex.join(command)}",
+        ]
+    )
+    return ["sh", "-c", script]
 
 
 def _coq_statement(statement: str) -> str:
@@ -328,6 +364,9 @@ def coqchk_summary(output: str) -> CheckerSummary | None:
 
 LEAN_STEP_STATEMENT = 1
 """Index in ``lean_plan``'s steps of the trusted statement's own compilation."""
+LEAN_OLEAN_BYTES = 256 * 1024 * 1024
+"""The largest compiled solution copied out of its own folder (a compiled module of a proof is
+far smaller; a larger one is treated as not compiled)."""
 LEAN_TRUSTED_FAILED = 3
 """Exit code of a trusted step that failed (its file changed, or the statement or the audit
 does not compile): never a finding about the solution."""
@@ -355,7 +394,12 @@ def lean_plan(
 ) -> Plan:
     """Four steps in the sandbox, each a fresh process; only the first elaborates the solution.
 
-    1. ``AssaySolution.lean``, on the library path only (it cannot import anything of ours);
+    1. ``AssaySolution.lean``, on the library path only (it cannot import anything of ours), in
+       a scratch folder of its own holding nothing else (``Plan.alone``): elaboration runs
+       tactics, and library tactics can run the solution's own declarations (Aesop's
+       ``tactic`` rules, for one), so assay assumes code of the solution runs here. Trusted code
+       then copies out only ``AssaySolution.olean`` (a regular file, no link, size-capped) into
+       the folder the later steps see; nothing else it wrote survives;
     2. ``AssayStatement.lean``: the header and ``def AssayStatement.statement : Prop :=
        (<statement>)``, never importing the solution, so no instance, notation, coercion or
        option of the solution can change how the statement reads (``2 + 3 = 6`` means
@@ -364,13 +408,16 @@ def lean_plan(
        AssayStatement.statement := @_root_.<name>`` (accepted only if the types are convertible);
     4. the statement module rebuilt (step 3 imported the solution's compiled module, whose code
        could have rewritten files), then the audit (``_lean_audit``): a separate process that
-       imports none of the three replays all their declarations through the kernel and prints
-       the axioms ``assay_goal`` depends on.
+       imports none of the three (only the header's modules, given on its command line, and
+       ``Init``; any other import a module lists is refused before anything is imported)
+       replays all their declarations through the kernel and prints the axioms ``assay_goal``
+       depends on.
 
-    Steps 2 to 4 first check that their source still has the bytes assay staged (step 1 ran
-    code of the solution in the same folder) and rebuild their output; if one fails it exits
-    3, which is never a finding. Every step calls the resolved ``lean`` binary directly, with
-    the library path set explicitly: no ``lake`` runs in the folder the solution could write.
+    Steps 2 to 4 first check that their source still has the bytes assay staged (step 3 runs
+    any initialization code the solution's compiled module carries, in the shared folder) and
+    rebuild their output; if one fails it exits 3, which is never a finding. Every step calls
+    the resolved ``lean`` binary directly, with the library path set explicitly: no ``lake``
+    runs in the folder the solution could write.
     """
     problems: list[str] = []
     try:
@@ -414,7 +461,7 @@ def lean_plan(
         ["env", f"LEAN_PATH={library}", lean, "-o", *_module_files(SOLUTION_MODULE)],
         _trusted(files, STATEMENT_MODULE, library, lean, exec_last=False),
         _trusted(files, WRAPPER, f"{library}:{WORKDIR}", lean, exec_last=True),
-        _audit_step(files, library, lean),
+        _audit_step(files, library, lean, imports),
     ]
     marker = new_marker()
     return Plan(
@@ -427,6 +474,7 @@ def lean_plan(
         mounts=toolchain.mounts,
         marker=marker,
         lean_audit=AuditExpectation(marker, imports),
+        alone=Alone((f"{SOLUTION_MODULE}.lean",), f"{SOLUTION_MODULE}.olean", LEAN_OLEAN_BYTES),
     )
 
 
@@ -467,9 +515,12 @@ def _trusted(
     return ["sh", "-c", script]
 
 
-def _audit_step(files: dict[str, bytes], library: str, lean: str) -> list[str]:
-    """Rebuild the statement module, then run the audit; its "rejected" exit becomes 1 (does
-    not check), its other failures 3, and a signal that ended it ends the step the same way.
+def _audit_step(
+    files: dict[str, bytes], library: str, lean: str, imports: Sequence[str]
+) -> list[str]:
+    """Rebuild the statement module, then run the audit with the header's ``imports`` (the only
+    library modules it may import); its "rejected" exit becomes 1 (does not check), its other
+    failures 3, and a signal that ended it ends the step the same way.
 
     The rebuild is what makes the statement the audit reads trustworthy whatever ran before:
     step 3 imports the solution's compiled module, and a forged one could carry code that runs
@@ -477,7 +528,15 @@ def _audit_step(files: dict[str, bytes], library: str, lean: str) -> list[str]:
     is the one compiled here from the checked source, and every other declaration (the wrapper's
     ``assay_goal`` included) must pass the kernel against it."""
     run = shlex.join(
-        ["env", f"LEAN_PATH={library}", lean, "--run", f"{AUDIT_MODULE}.lean", MARKER_PLACEHOLDER]
+        [
+            "env",
+            f"LEAN_PATH={library}",
+            lean,
+            "--run",
+            f"{AUDIT_MODULE}.lean",
+            MARKER_PLACEHOLDER,
+            *imports,
+        ]
     )
     statement = shlex.join(
         ["env", f"LEAN_PATH={library}", lean, "-o", *_module_files(STATEMENT_MODULE)]
@@ -488,6 +547,10 @@ def _audit_step(files: dict[str, bytes], library: str, lean: str) -> list[str]:
             _unchanged(files, STATEMENT_MODULE),
             f"rm -f {STATEMENT_MODULE}.olean {STATEMENT_MODULE}.ilean || exit {LEAN_TRUSTED_FAILED}",
             f"{statement} || exit {LEAN_TRUSTED_FAILED}",
+            # again after the compile: a link planted in step 3 where it writes its output could
+            # lead that write into a trusted source
+            _unchanged(files, AUDIT_MODULE),
+            _unchanged(files, STATEMENT_MODULE),
             run,
             "status=$?",
             'if [ "$status" -eq 0 ]; then exit 0; fi',

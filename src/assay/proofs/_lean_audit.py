@@ -4,16 +4,22 @@
 ``addDecl``-ed axiom named ``"x\\n'assay_goal' does not depend on any axioms"`` breaks a reading
 of the last line) and it trusts every declaration the solution added, kernel-checked or not
 (``set_option debug.skipKernelTC true``). The audit instead runs as ``lean --run AssayAudit.lean
-MARKER`` in a fresh process that never imports the solution, so none of its code runs there,
-right after the same step rebuilt the statement module from its checked source:
+MARKER HEADER-MODULE...`` in a fresh process that never imports the solution, so none of its
+code runs there, right after the same step rebuilt the statement module from its checked
+source:
 
 1. it reads the three compiled modules' data (``readModuleData``: the solution, the statement
-   module and the wrapper) and imports only the library modules they import;
+   module and the wrapper), refuses any of them that imports something other than what assay
+   allows (the header's modules given on the command line, and ``Init``; the wrapper exactly
+   the two others) or a name that is not plain (``«..»`` parts could reach outside the
+   library), all *before* importing anything, and then imports exactly the header's modules
+   and ``Init``;
 2. it sends every declaration of the three modules to the kernel again, in dependency order
    (lean4checker's replay: inductives as whole blocks, then their constructors and recursors
    must equal the ones the kernel generates), with ``debug.skipKernelTC`` off;
 3. it checks that ``assay_goal`` is a theorem whose type is exactly
-   ``AssayStatement.statement``;
+   ``AssayStatement.statement`` at the theorem's own universe parameters, as many as the
+   statement has (not ``statement.{0}``, a weaker instance);
 4. it prints, one per line, each module and its imports, the number of declarations replayed,
    every axiom ``assay_goal`` depends on, and an ``end`` line with their count.
 
@@ -154,9 +160,36 @@ def check (ours : NameMap ConstantInfo) (order : Array (Name × ConstantInfo)) :
     throwError "the wrapper or the statement module is missing its declaration"
   let some (.thmInfo goal) := env.find? `{GOAL_NAME}
     | throwError "{GOAL_NAME} is not a theorem"
-  unless goal.type.isConstOf `{STATEMENT_MODULE}.{STATEMENT_NAME} do
-    throwError "{GOAL_NAME} does not state {STATEMENT_MODULE}.{STATEMENT_NAME}"
+  let some stmt := env.find? `{STATEMENT_MODULE}.{STATEMENT_NAME}
+    | throwError "{STATEMENT_MODULE}.{STATEMENT_NAME} is not in the environment"
+  -- exactly the statement at the goal's own universe parameters, as many as the statement
+  -- has: `statement.{{0}}` (a weaker, level-instantiated statement) is refused
+  let stated := Expr.const `{STATEMENT_MODULE}.{STATEMENT_NAME} (goal.levelParams.map Level.param)
+  unless goal.levelParams.length == stmt.levelParams.length && goal.type == stated do
+    throwError "{GOAL_NAME} does not state {STATEMENT_MODULE}.{STATEMENT_NAME} at all its levels"
   axiomsOf env `{GOAL_NAME}
+
+/-- A name part `import` accepts unescaped: never empty, `.`, `..` or a path separator. -/
+def plainPart (s : String) : Bool :=
+  !s.isEmpty && !s.front.isDigit && s.all fun c =>
+    c.isAlphanum || c == '_' || c == '\\'' || c == '!' || c == '?' ||
+      (c.toNat > 127 && c != '«' && c != '»')
+
+/-- A module name of plain string parts only (no number part, not anonymous). -/
+def plainName : Name → Bool
+  | .str .anonymous s => plainPart s
+  | .str p s => plainName p && plainPart s
+  | _ => false
+
+/-- A dotted module name from the command line, part by part (no escaping rules apply). -/
+def moduleName (s : String) : Name :=
+  (s.splitOn ".").foldl Name.mkStr Name.anonymous
+
+/-- What each of our modules may import: the wrapper exactly the two others (and Init); the
+statement and the solution only the header's modules and Init, decided by assay. -/
+def allowedFor (header : Array Name) (module : Name) : Array Name :=
+  if module == `{GOAL_MODULE} then #[`Init, `{STATEMENT_MODULE}, `{SOLUTION_MODULE}]
+  else header.push `Init
 
 def ourModules : List (String × Name) :=
   [("{SOLUTION_MODULE}.olean", `{SOLUTION_MODULE}), ("{STATEMENT_MODULE}.olean", `{STATEMENT_MODULE}),
@@ -166,12 +199,13 @@ end AssayAudit
 
 open AssayAudit in
 def main (args : List String) : IO UInt32 := do
-  let some marker := args.head? | return 3
+  let marker :: headerArgs := args | return 3
+  let header := headerArgs.toArray.map moduleName
+  unless header.all plainName do return 3
   let say (kind payload : String) : IO Unit := IO.println s!"{{marker}} {{kind}} {{payload}}"
   say "begin" "{{}}"
   try
     initSearchPath (← findSysroot)
-    let mut imports : Array Import := #[]
     let mut ours : NameMap ConstantInfo := {{}}
     let mut order : Array (Name × ConstantInfo) := #[]
     for (file, modName) in ourModules do
@@ -179,9 +213,12 @@ def main (args : List String) : IO UInt32 := do
       let mut listed : Array Json := #[]
       for imp in data.imports do
         listed := listed.push (Json.arr (nameJson imp.module))
-        unless ourModules.any (·.2 == imp.module) || imports.any (·.module == imp.module) do
-          imports := imports.push {{ module := imp.module }}
       say "module" (Json.arr #[Json.arr (nameJson modName), Json.arr listed]).compress
+      -- checked before anything is imported: a forged .olean could list `«..».«..».Evil`,
+      -- which the search path would resolve outside the library
+      for imp in data.imports do
+        unless plainName imp.module && (allowedFor header modName).contains imp.module do
+          throw <| IO.userError s!"{{modName}} imports a module outside the allowed ones"
       for (n, ci) in data.constNames.zip data.constants do
         if ours.contains n then
           throw <| IO.userError s!"{{n}} is declared twice"
@@ -190,7 +227,10 @@ def main (args : List String) : IO UInt32 := do
         unless ci.isUnsafe || ci.isPartial do
           ours := ours.insert n ci
           order := order.push (n, ci)
-    let env ← importModules imports {{}}
+    -- only the modules assay decided (the header's and Init), never names read from a
+    -- compiled file; releases that have `loadExts` default it to false (no extension of an
+    -- imported module is initialized), and in older ones only the library's own run
+    let env ← importModules ((header.push `Init).map fun m => ({{ module := m }} : Import)) {{}}
     let opts : Options := KVMap.setNat (KVMap.setBool {{}} `Elab.async false) `maxHeartbeats 0
     let ctx : Core.Context := {{ fileName := "<assay audit>", fileMap := default, options := opts }}
     let (axioms, _) ← Lean.Core.CoreM.toIO (check ours order) ctx {{ env := env }}

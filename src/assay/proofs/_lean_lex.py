@@ -11,9 +11,11 @@ Where this reading and Lean's could differ, it errs toward seeing *more* code, n
 identifier characters are Lean's narrowest definition (older releases), so an identifier is
 never read longer than Lean reads it, and a word it hides cannot merge into a neighbour. What
 cannot be read with certainty raises ``LeanLexError`` and the scan refuses the file: an
-unterminated comment, string, character or guillemet name, and a ``{`` inside an ordinary
-string (some syntax, e.g. ``throwError "..."``, interpolates strings without a ``!`` marker,
-so a brace there might be code).
+unterminated comment, string, character or guillemet name; a ``{`` inside a string not right
+after ``s!`` (some syntax, e.g. ``throwError "..."``, interpolates strings without a ``!``
+marker, so a brace there might be code; ``panic! "{"`` is a plain string); an apostrophe glued
+to a non-ASCII symbol that could also open a character literal (``×'"'``: which one Lean reads
+depends on its token table); and a number glued to an identifier character (``0x0run_cmd``).
 """
 
 from __future__ import annotations
@@ -103,11 +105,7 @@ class _Lexer:
             elif is_id_first(c) or c == "«":
                 i = self.ident(i)
             elif "0" <= c <= "9":
-                j = i
-                while j < n and "0" <= text[j] <= "9":
-                    j += 1
-                self.out.append(Token("number", text[i:j], i))
-                i = j
+                i = self.number(i)
             elif c == "#" and i + 1 < n and (is_id_first(text[i + 1]) or text[i + 1] == "«"):
                 start = i
                 i = self.ident(i + 1)
@@ -131,6 +129,47 @@ class _Lexer:
             raise self.fail("an unterminated interpolation in a string", n)
         return i
 
+    def digits(self, i: int, allowed: str) -> int:
+        """The end of a run of ``allowed`` digits from ``i``, ``_`` separators included (newer
+        releases read ``1_000`` as one number; older ones as ``1`` and ``_000``: either way the
+        glued-character check in ``number`` refuses anything that could hide a word)."""
+        text, n = self.text, self.n
+        while i < n and (
+            text[i] in allowed or (text[i] == "_" and i + 1 < n and text[i + 1] in allowed)
+        ):
+            i += 1
+        return i
+
+    def number(self, i: int) -> int:
+        """A number as Lean's ``numberFnAux`` reads it: ``0x``/``0b``/``0o`` and their digits, or
+        decimal digits with an optional ``.`` fraction and ``e`` exponent (a scientific literal).
+
+        Lean starts a new token right after the number, so ``0x0run_cmd`` is ``0x0`` and
+        ``run_cmd``. Releases differ in the details (``_`` separators, a trailing ``.``), so a
+        number glued to a character that can start an identifier is refused: the lexer never
+        has to know where exactly Lean ends the number for a word to stay visible.
+        """
+        text, n, start = self.text, self.n, i
+        radix = text[i + 1 : i + 2].lower() if text[i] == "0" else ""
+        if radix in ("x", "b", "o"):
+            allowed = {"x": "0123456789abcdefABCDEF", "b": "01", "o": "01234567"}[radix]
+            i = self.digits(i + 2, allowed)
+        else:
+            decimal = "0123456789"
+            i = self.digits(i, decimal)
+            if i + 1 < n and text[i] == "." and text[i + 1] in decimal:
+                i = self.digits(i + 1, decimal)
+            if i < n and text[i] in "eE":
+                j = i + 2 if i + 1 < n and text[i + 1] in "+-" else i + 1
+                if j < n and text[j] in decimal:
+                    i = self.digits(j, decimal)
+        if i < n and (is_id_first(text[i]) or text[i] == "«"):
+            raise self.fail(
+                f"a number glued to {text[i]!r} (where Lean ends the number is not certain)", i
+            )
+        self.out.append(Token("number", text[start:i], start))
+        return i
+
     def block_comment(self, i: int) -> int:
         start, depth, i = i, 1, i + 2
         while i < self.n:
@@ -144,15 +183,25 @@ class _Lexer:
                 i += 1
         raise self.fail("an unterminated /- comment", start)
 
-    def interpolated(self) -> bool:
-        """A string right after an identifier ending in ``!`` (``s!``, ``m!``, ``f!``)."""
-        if not self.out:
-            return False
-        last = self.out[-1]
-        return last.kind == "ident" and last.text.endswith("!")
+    def after(self, *texts: str) -> bool:
+        """Whether the last token is exactly one of the one-part identifier tokens ``texts``."""
+        last = self.out[-1] if self.out else None
+        return last is not None and last.kind == "ident" and last.text in texts
 
     def string(self, i: int) -> int:
-        start, interpolated = i, self.interpolated()
+        """A string literal; interpolated (``{code}`` lexed as code) only right after ``s!``.
+
+        ``s!`` is core syntax (``Init``) in every release, so it is always the token that takes
+        an interpolated string. ``f!`` and ``m!`` are tokens only where a module defining them is
+        imported (``m!`` lives in ``Lean``; ``f!`` moved into ``Init`` only recently); elsewhere
+        they are ordinary identifiers (``def m! ...``) followed by a plain string. Any other
+        string is plain (``panic! "{"``, ``note! "{"``). A ``{`` in a plain string, or after
+        ``f!``/``m!``, is refused: some syntax interpolates strings without a ``!`` marker
+        (``throwError "..."``), so a brace there might be code, and the two readings would
+        disagree on where the string ends.
+        """
+        start, interpolated = i, self.after("s!")
+        ambiguous = self.after("f!", "m!")
         i += 1
         while i < self.n:
             c = self.text[i]
@@ -165,6 +214,12 @@ class _Lexer:
                 self.out.append(Token("string", self.text[start:i], start))
                 i = self.run(i + 1, until_brace=True)
                 start = i
+            elif c == "{" and ambiguous:
+                raise self.fail(
+                    "a '{' in a string after f! or m! (interpolated only where the module "
+                    "defining it is imported)",
+                    i,
+                )
             elif c == "{":
                 raise self.fail("a '{' inside a string literal (it may be interpolated code)", i)
             else:
@@ -175,21 +230,36 @@ class _Lexer:
         """A character literal (``'c'``, ``'\\e'``), or part of a symbol token.
 
         Lean reads ``'`` followed by ``'`` as a token (Mathlib's ``f '' s``), and a ``'`` glued
-        to a non-ASCII symbol can end that symbol's token (``f ⁻¹' s``); anywhere else it starts a
-        character literal. Every character literal Lean accepts is read here as one; any other
-        apostrophe that starts a token is refused, since Lean would not read it either.
+        to a non-ASCII symbol can end that symbol's token (``f ⁻¹' s``, ``α ×' β``); anywhere
+        else it starts a character literal. Glued to a non-ASCII symbol where a character
+        literal could also start (``×'"'``), which one Lean reads depends on its token table,
+        so it is refused. Every other character literal Lean accepts is read here as one; any
+        other apostrophe that starts a token is refused, since Lean would not read it either.
         """
         text = self.text
         if text.startswith("''", i):
             self.out.append(Token("symbol", "''", i))
             return i + 2
         close = self.char_end(i)
+        last = self.out[-1] if self.out else None
+        glued = (
+            last is not None
+            and last.kind == "symbol"
+            and last.offset + len(last.text) == i
+            and not last.text.isascii()
+        )
+        if glued and close is not None:
+            # `×'"'`: Lean reads `×'` (a token) and then a string if `×'` is in its token table,
+            # and `×` then the character `'"'` if not; the table is not known here
+            raise self.fail(
+                f"an apostrophe after {text[i - 1]!r} that may end a symbol token or start a "
+                "character literal",
+                i,
+            )
         if close is not None:
             self.out.append(Token("char", text[i : close + 1], i))
             return close + 1
-        last = self.out[-1] if self.out else None
-        glued = last is not None and last.kind == "symbol" and last.offset + len(last.text) == i
-        if glued and last is not None and not last.text.isascii():  # ⁻¹' is one token
+        if glued:  # ⁻¹' is one token
             self.out.append(Token("symbol", "'", i))
             return i + 1
         raise self.fail("an unreadable character literal", i)

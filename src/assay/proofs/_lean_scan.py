@@ -6,10 +6,13 @@ interpolations, raw strings, characters, «names»); what it cannot read is refu
 
 * **words**, compared with whole identifier parts (``command_elab`` is one part, not ``elab``;
   ``Lean.ofReduceBool`` has the part ``ofReduceBool``): proof gaps (``sorry``, ``admit``),
-  trusting compiled code instead of the kernel (``native_decide``, ``implemented_by``,
-  ``extern``, ``unsafe``, ``partial``, ``opaque``), ``axiom``, every metaprogramming command
-  (``run_cmd``, ``elab``, ``macro``, ``syntax``, ``initialize``, ``simproc``, ...), and every
-  declaration of notation or instances (``notation``, ``infix``, ``instance``, ``deriving``);
+  trusting compiled code instead of the kernel (``native_decide``, ``native`` as in ``decide
+  +native``, ``implemented_by``, ``extern``, ``unsafe``, ``partial``, ``opaque``), ``axiom``,
+  every metaprogramming command (``run_cmd``, ``elab``, ``macro``, ``syntax``, ``initialize``,
+  ``simproc``, ...), library tactics known to run the solution's declarations as code
+  (``add_aesop_rules``, Aesop's ``RuleTac`` types, ``plausible``, ``slim_check``, and an
+  ``(add ...)`` clause after ``aesop``), and every declaration of notation or instances
+  (``notation``, ``infix``, ``instance``, ``deriving``);
 * **attributes** (``@[...]`` and ``attribute [...]``): only a small allow-list (``simp``,
   ``reducible``, ``ext``, ...); ``command_elab``, ``tactic``, ``init``, ``csimp``, ``instance``,
   ``implemented_by`` and every other attribute that registers code or instances is refused;
@@ -23,8 +26,11 @@ interpolations, raw strings, characters, «names»); what it cannot read is refu
 
 Solutions may declare no instances and no notation at all: that is the simple rule, even though
 the statement is elaborated in a module that never sees the solution (``_languages``). This is
-a pre-filter; the judgment's guards are that separate statement module and the audit, which
-replays every declaration through the kernel in a process where no solution code runs.
+a pre-filter, and an open-ended one: any library tactic may evaluate a declaration of the
+solution, so the judgment assumes the solution's code runs while it is compiled. Its guards are
+the separate compilation of the solution in a folder of its own (only its ``.olean`` is copied
+out), the separate statement module, and the audit, which replays every declaration through
+the kernel in a process where no solution code runs.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ _WORDS: dict[str, tuple[str, ...]] = {
     "an axiom": ("axiom",),
     "it trusts compiled code instead of the kernel": (
         "native_decide",
+        "native",
         "ofReduceBool",
         "ofReduceNat",
         "reduceBool",
@@ -83,6 +90,14 @@ _WORDS: dict[str, tuple[str, ...]] = {
         "unif_hint",
         "binder_predicate",
         "meta",
+    ),
+    "a library tactic that runs code of the solution": (
+        "add_aesop_rules",
+        "RuleTac",
+        "SingleRuleTac",
+        "RuleTacDescr",
+        "plausible",
+        "slim_check",
     ),
     "solutions declare no notation and no instances": (
         "notation",
@@ -227,6 +242,44 @@ def _ident(toks: Sequence[Token], i: int, header_end: int, add: Callback) -> Non
             add(f"the option `{option or '?'}` (only limits and linters may be set)")
     elif tok.text == "attribute" and i + 1 < len(toks) and toks[i + 1].text == "[":
         _attributes(toks, i + 2, add)
+    elif len(tok.parts) == 1 and tok.text.startswith("aesop"):
+        _aesop_clauses(toks, i + 1, add)
+    elif tok.text == "add" and i > 0 and toks[i - 1].text == "(" and _rule_follows(toks, i + 1):
+        add("an Aesop `(add ...)` rule (Aesop runs tactic rules of the solution as code)")
+
+
+def _rule_follows(toks: Sequence[Token], i: int) -> bool:
+    """Whether an Aesop rule's phase or priority follows (``safe``, ``norm``, ``unsafe``,
+    ``50%``, a builder): tactics built on Aesop (``aesop_cat``, Mathlib's wrappers) forward
+    these clauses under other names."""
+    nxt = toks[i] if i < len(toks) else None
+    if nxt is None:
+        return False
+    if nxt.kind == "ident" and nxt.text in ("safe", "norm", "unsafe", "tactic"):
+        return True
+    return nxt.kind == "number" and i + 1 < len(toks) and toks[i + 1].text == "%"
+
+
+def _aesop_clauses(toks: Sequence[Token], i: int, add: Callback) -> None:
+    """Refuse rule additions in the clauses after ``aesop`` (``aesop_cat``, ``aesop?``, ...).
+
+    ``(add safe tactic evil)`` makes Aesop ``evalConst`` a declaration of the solution, so its
+    code would run while the file is judged; any added rule is refused, the others
+    (``(config := ...)``, ``(rule_sets := ...)``, ``(erase ...)``) only select trusted rules.
+    """
+    while i + 1 < len(toks) and toks[i].kind == "symbol" and toks[i].text == "(":
+        if toks[i + 1].kind == "ident" and toks[i + 1].text == "add":
+            add("an `aesop (add ...)` rule (Aesop runs tactic rules of the solution as code)")
+        depth = 0
+        while i < len(toks):
+            if toks[i].kind == "symbol" and toks[i].text == "(":
+                depth += 1
+            elif toks[i].kind == "symbol" and toks[i].text == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        i += 1
 
 
 def _attributes(toks: Sequence[Token], i: int, add: Callback) -> None:

@@ -3,9 +3,11 @@
 Agda is read with Agda's own lexical rules (``_agda_lex``: character literals, escapes, nested
 comments, pragmas, holes), the one reading the staging and the hole filler use too; text that
 lexer refuses is refused here. Lean is read by tokens the same way (``_lean_scan``). The Coq
-scanner blanks out comments and string literals (so a ``postulate`` in a comment is not a finding
-and one after a fake comment opener is), then looks for the shapes as whole words. This is a pre-filter: the real guards are the flags on the command line (``--safe``)
-and the assumption audit after the check (``Print Assumptions``, ``#print axioms``).
+scanner blanks out comments and string literals as Coq's lexer reads them (``_coq_lex``: ``""``
+is the only escape, strings are read inside comments, anything unterminated is refused), then
+looks for the shapes as whole words. This is a pre-filter: the real guards are the flags on
+the command line (``--safe``) and the assumption audit after the check (``Print Assumptions``,
+``#print axioms``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from assay.proofs import _lean_scan
+from assay.proofs._agda_imports import header_modules, import_refusals
 from assay.proofs._agda_lex import (
     CLOSERS,
     KEYWORDS,
@@ -25,63 +28,11 @@ from assay.proofs._agda_lex import (
     module_header,
 )
 from assay.proofs._agda_lex import tokens as agda_tokens
+from assay.proofs._coq_lex import CoqLexError
+from assay.proofs._coq_lex import code_only as coq_code
 from assay.proofs._paths import module_problem
 
 Shapes = list[str]
-
-
-def _strip_nested(
-    text: str, opener: str, closer: str, line: str | None, keep: str | None = None
-) -> str:
-    """Blank nested block comments, line comments and "strings"; ``keep`` openers (pragmas) stay."""
-    out = list(text)
-    i, depth, start = 0, 0, 0
-    n = len(text)
-    while i < n:
-        if depth == 0 and text[i] == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            for k in range(i + 1, min(j, n)):
-                if out[k] != "\n":
-                    out[k] = " "
-            i = j + 1
-            continue
-        if keep is not None and depth == 0 and text.startswith(keep, i):
-            close = text.find("#-}", i + len(keep))
-            i = n if close == -1 else close + 3  # a pragma is kept whole ("--" inside is a flag)
-            continue
-        if text.startswith(opener, i):
-            if depth == 0:
-                start = i
-            depth += 1
-            i += len(opener)
-            continue
-        if depth and text.startswith(closer, i):
-            depth -= 1
-            i += len(closer)
-            if depth == 0:
-                for k in range(start, i):
-                    if out[k] != "\n":
-                        out[k] = " "
-            continue
-        if depth == 0 and line is not None and text.startswith(line, i):
-            j = text.find("\n", i)
-            j = n if j == -1 else j
-            for k in range(i, j):
-                out[k] = " "
-            i = j
-            continue
-        i += 1
-    if depth:  # an unclosed comment hides everything after it: blank it all
-        for k in range(start, n):
-            if out[k] != "\n":
-                out[k] = " "
-    return "".join(out)
-
-
-def coq_code(text: str) -> str:
-    return _strip_nested(text, "(*", "*)", None)
 
 
 def _words(code: str, words: Iterable[str]) -> Shapes:
@@ -131,11 +82,13 @@ an expression whose bindings stay local (and are scanned like the rest), so it i
 ``where``)."""
 
 
-def agda_refusals(text: str, allowed_options: Iterable[str] = ()) -> Shapes:
+def agda_refusals(text: str, allowed_options: Iterable[str] = (), header: str = "") -> Shapes:
     """Refused Agda shapes, read from Agda's own tokens (``_agda_lex``): postulates (``let
     postulate`` too), pragmas other than OPTIONS, OPTIONS flags not allowed (``--cubical`` and
-    the unsafe ones never), ``primTrustMe``, text Agda's lexer refuses, and a module header whose
-    name is not a plain module name (it would name the file the solution is staged at)."""
+    the unsafe ones never), ``primTrustMe``, text Agda's lexer refuses, a module header whose
+    name is not a plain module name (it would name the file the solution is staged at), and
+    imports outside the allow-list (``_agda_imports``: the trusted ``header``'s modules,
+    agda-stdlib's ``--safe`` modules, Agda's safe builtins; never ``Agda.Primitive.Cubical``)."""
     try:
         found = agda_tokens(text)
     except AgdaLexError as exc:
@@ -157,13 +110,14 @@ def agda_refusals(text: str, allowed_options: Iterable[str] = ()) -> Shapes:
                 for flag in body[1:]
                 if flag not in allowed or flag.split("=")[0] in AGDA_ALWAYS_REFUSED_OPTIONS
             ]
-    header = module_header(found)
-    if header.problem is not None:
-        shapes.append(header.problem)
-    elif header.name is not None:
-        problem = module_problem(header.name, ".agda")
+    module = module_header(found)
+    if module.problem is not None:
+        shapes.append(module.problem)
+    elif module.name is not None:
+        problem = module_problem(module.name, ".agda")
         if problem is not None:
             shapes.append(problem)
+    shapes += import_refusals(found, header_modules(header))
     return list(dict.fromkeys(shapes))
 
 
@@ -220,24 +174,53 @@ _COQ_WORDS = (
 _COQ_UNSETS = re.compile(r"\bUnset\s+(Guard|Universe|Positivity)\s+Checking\b")
 _COQ_COMMANDS = {
     "`Declare ML Module` (it loads native code into the checker)": r"\bDeclare\s+ML\s+Module\b",
+    "`Load` (it runs another file)": r"(?<![\w'.])Load\b",
     "`Redirect` (it writes files)": r"\bRedirect\b",
     "`Cd` (it changes the checker's folder)": r"(?<![\w'.])Cd\b",
+    "a load path command (it changes where files are read from)": (
+        r"\b(Add|Remove)\s+(Rec\s+)?(LoadPath|ML\s+Path)\b"
+    ),
+    "`Locate File` / `Locate Library` (they search the file system)": r"\bLocate\s+(File|Library)\b",
+    "`Write State` / `Restore State` (they write or read files)": r"\b(Write|Restore)\s+State\b",
     "`Print Universes` to a file": r"\bPrint\s+(Sorted\s+)?Universes\b(?:(?!\.(?:\s|$))[\s\S])*\"",
-    "`Extraction` to a file": r"\b(Separate\s+|Recursive\s+)?Extraction\s+(Library\b|\")",
+    "native compute profiling (it writes files)": r"\bNativeCompute\s+Profil",
 }
-"""Commands that write files or load code: a solution has no business with them, and a file
-written into the judgment folder could stand in for a trusted one (the judgment would then fail,
-never pass; refused here so the reason is clear)."""
+"""Commands that write, read or search files or load code: a solution has no business with
+them, and a file written into the judgment folder could stand in for a trusted one (the trusted
+steps byte-check the files assay wrote, so the judgment would then be refuted, never pass;
+refused here so the reason is clear). Extraction is refused separately (``_extraction``)."""
+_COQ_EXTRACTION = re.compile(r"(?<![\w'.])Extraction(?![\w'])")
+_COQ_SENTENCE_END = re.compile(r"\.(?=\s|$)")
+_COQ_REQUIRE = re.compile(r"(From\s+\S+\s+)?Require\b")
+
+
+def _extraction(code: str) -> bool:
+    """Whether any sentence uses an extraction command (``Extraction "file"``, ``Separate`` /
+    ``Recursive Extraction [Library]``, ``Extraction TestCompile``, ``Set Extraction Output
+    Directory``, ...): they write files or compile code. ``Require [Import] Extraction`` only
+    loads the plugin and is allowed."""
+    for found in _COQ_EXTRACTION.finditer(code):
+        ends = [end.end() for end in _COQ_SENTENCE_END.finditer(code, 0, found.start())]
+        sentence = code[ends[-1] if ends else 0 : found.start()].strip()
+        if not _COQ_REQUIRE.match(sentence):
+            return True
+    return False
 
 
 def coq_refusals(text: str) -> Shapes:
     """Refused Coq shapes: Admitted, admit (any spacing), Axiom/Parameter/Conjecture, disabled
-    guard/universe/positivity checking, ``bypass_check``, and commands that write files or load
-    plugins. A pre-filter: ``Hypothesis`` and the other assumption forms are caught by coqchk."""
-    code = coq_code(text)
+    guard/universe/positivity checking, ``bypass_check``, commands that write, read or search
+    files or load plugins, extraction, and text Coq's lexer refuses (an unterminated string or
+    comment). A pre-filter: ``Hypothesis`` and the other assumption forms are caught by coqchk."""
+    try:
+        code = coq_code(text)
+    except CoqLexError as exc:
+        return [str(exc)]
     shapes = [f"`{w}`" for w in _words(code, _COQ_WORDS)]
     shapes += [f"`Unset {m.group(1)} Checking`" for m in _COQ_UNSETS.finditer(code)]
     shapes += [shape for shape, pattern in _COQ_COMMANDS.items() if re.search(pattern, code)]
+    if _extraction(code):
+        shapes.append("extraction (it writes files and compiles code)")
     return shapes
 
 

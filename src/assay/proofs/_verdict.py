@@ -7,9 +7,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Finding = Literal["checks", "does_not_check", "crashed", "machinery"]
+Finding = Literal["checks", "does_not_check", "crashed", "misbehaved", "machinery"]
 """What the run says: the file checks, it does not, the toolchain broke on the candidate's files
-(a known-good proof still checks on it), or the toolchain/harness failed or a limit stopped it."""
+(a known-good proof still checks on it), the candidate's files made the judgment do what checking
+a proof never needs (flood the output, change a file assay wrote), or the toolchain/harness
+failed or a limit stopped it."""
 
 
 class Verdict(BaseModel):

@@ -64,17 +64,19 @@ def main() -> None:
 def _serve(request: "Any", objects: dict[int, "Any"]) -> object:
     op = request[0]
     if op == "import":
-        name = str(request[1])
+        name, entry = str(request[1]), request[2]
+        if type(entry) is str and entry not in sys.path:
+            sys.path.insert(0, entry)  # the check found it there (``sys.path.insert(0, "src")``)
         __import__(name)
         return sys.modules[name]
     target = objects[request[1]]
     if op == "getattr":
         return getattr(target, request[2])
-    if op == "names":
+    if op == "names":  # for ``from module import *``: what the module defines itself
         names = getattr(target, "__all__", None)
         if names is None:
-            names = [n for n in vars(target) if not n.startswith("_")]
-        return [str(n) for n in names]
+            names = [n for n, v in vars(target).items() if _defined_in(target, v)]
+        return [str(n) for n in names if not str(n).startswith("_")]
     if op == "setattr":
         setattr(target, request[2], _unpack(request[3], objects))
         return None
@@ -98,6 +100,14 @@ def _serve(request: "Any", objects: dict[int, "Any"]) -> object:
             raise Refused(f"str() returned a {_type_name(text)}, not a str")
         return text
     raise ValueError(f"unknown request {op!r}")
+
+
+def _defined_in(module: "Any", value: object) -> bool:
+    """Not an imported module, nor a function or class imported from elsewhere."""
+    if type(value) is type(sys):
+        return False
+    home = getattr(value, "__module__", None) if callable(value) else module.__name__
+    return bool(home == module.__name__)
 
 
 def _unpack(packed: "Any", objects: dict[int, object]) -> object:

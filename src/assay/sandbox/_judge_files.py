@@ -30,6 +30,9 @@ from assay.sandbox._sandbox import Mount
 HELPERS = ("_proxy", "_candidate", "_tests", "_shellrun")
 CANDIDATE_MARK = "candidate| "
 """Starts every line of output the candidate's process printed in a python check (``_proxy``)."""
+CANDIDATE_OUTPUT = "assay-candidate-output"
+"""The first word of the line after which the judge writes the candidate's output
+(``_runner._delimiter``: with half the run's nonce, which candidate code never sees)."""
 INSIDE = "/.assay"
 _HERE = Path(__file__).resolve().parent
 

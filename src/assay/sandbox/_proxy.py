@@ -21,10 +21,11 @@ A reply that breaks the format, a candidate process that dies or hangs up mid-ca
 that may not cross end the check at once (exit 1, a message on stderr, no completion), so a check
 cannot catch them by accident.
 
-What the candidate's process prints goes to a pipe only the judge reads; the judge passes it on
-in whole lines, each starting with ``candidate| ``, between requests (never while the check's own
-output is being written). So a line of the run's output that does not start with that mark was
-not written by candidate code, and a check's ``value`` / ``pattern`` match only those lines.
+What the candidate's process prints goes to a pipe only the judge reads, drained at all times by
+a thread (so a chatty call never blocks on a full pipe) and kept, capped. It is written once, at
+the very end, after the check's own output: a delimiter line made from the run's nonce (which
+candidate code never sees), then the candidate's lines, each starting with ``candidate| ``. The
+verifier matches a check's ``value`` / ``pattern`` only against what comes before the delimiter.
 """
 
 import builtins
@@ -42,6 +43,8 @@ MAX_DEPTH = 100
 MAX_TEXT = 2000
 MARK = b"candidate| "  # must equal assay.sandbox._judge_files.CANDIDATE_MARK
 MAX_LINE = 4000
+MAX_OUTPUT = 64 << 10  # of the candidate's output kept for the run's output; the rest counted
+_END_WAIT = 0.5  # seconds the judge waits, at the end, for the candidate's last output
 _FORBIDDEN = ("==", "!=", "<", "<=", ">", ">=", "bool()", "hash()")
 _NOT_CATCHABLE = ("StopIteration", "StopAsyncIteration")
 # Starts _candidate from its compiled form (marshal, written by the verifier) or its source.
@@ -65,8 +68,8 @@ def refuse(reason: str) -> "NoReturn":
             stream.flush()
         except Exception:
             pass
-    forward_output(final=True)
     os.write(2, f"\nassay: refuted: {reason}\n".encode("utf-8", "replace"))
+    finish()
     os._exit(1)
 
 
@@ -85,8 +88,10 @@ class Host:
         self._paths = list(paths)
         self._zygote = zygote
         self._pid = 0
-        self._requests = self._replies = self.output = -1
-        self.pending = b""  # a line the candidate has begun and not ended
+        self._requests = self._replies = self._output = -1
+        self.chunks: list[bytes] = []  # the candidate's output, as the drain thread read it
+        self.written = [0]  # how much it wrote in all
+        self.drained: Any = None  # a lock the drain thread releases at the end of the output
 
     def request(self, op: str, *fields: "Any", iterating: bool = False) -> object:
         if not self._pid:
@@ -101,7 +106,6 @@ class Host:
         if size > MAX_REPLY or size < 1:
             refuse(f"the candidate's process sent a reply of {size} bytes (malformed or too large)")
         reply = self._read(size)
-        forward_output()
         try:
             value = decode(reply[1:])
         except (Malformed, RecursionError, TypeError, ValueError, UnicodeError, OverflowError):
@@ -117,13 +121,13 @@ class Host:
 
     def _start(self) -> None:
         if self._zygote is not None:
-            self._pid, self._requests, self._replies, self.output = self._zygote
+            self._pid, self._requests, self._replies, self._output = self._zygote
+            self._drain()
             self._send(self._script)
         else:
             requests_read, self._requests = os.pipe()
             self._replies, replies_write = os.pipe()
-            self.output, output_write = os.pipe()
-            os.set_blocking(self.output, False)
+            self._output, output_write = os.pipe()
             argv = [sys.executable, "-I", "-S", "-c", _BOOT, self._script]
             argv += [str(requests_read), str(replies_write)]
             os.set_inheritable(requests_read, True)
@@ -139,7 +143,35 @@ class Host:
             finally:
                 for fd in (requests_read, replies_write, output_write):
                     os.close(fd)
+            self._drain()
         self._send(self._paths)
+
+    def _drain(self) -> None:
+        import _thread
+
+        self.drained = _thread.allocate_lock()
+        self.drained.acquire()
+        _thread.start_new_thread(_drain, (self._output, self.chunks, self.written, self.drained))
+
+    def alive(self) -> bool:
+        """The candidate's process was started and has not ended."""
+        if self._pid <= 0:
+            return False
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """No more requests: the candidate's process ends; wait briefly for its last output."""
+        if self._requests >= 0:
+            try:  # noqa: SIM105 - contextlib would cost an import on every check
+                os.close(self._requests)
+            except OSError:
+                pass
+            self._requests = -1
+        if self.drained is not None:
+            self.drained.acquire(True, _END_WAIT)
 
     def _send(self, value: "Any") -> None:
         body = marshal.dumps(value)
@@ -167,36 +199,56 @@ class Host:
         refuse(f"the candidate's process ended during a call ({how})")
 
 
-def forward_output(final: bool = False) -> None:
-    """Pass on, marked, the whole lines the candidate's process has printed so far
-    (``final``: and the line it has begun)."""
-    host = Remote.host
-    if host is None or host.output < 0:
+def _drain(fd: int, chunks: "list[bytes]", written: "list[int]", done: "Any") -> None:
+    """The drain thread: read the candidate's output as it comes, keep the first MAX_OUTPUT."""
+    try:
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            kept = written[0]
+            if kept < MAX_OUTPUT:
+                chunks.append(chunk[: MAX_OUTPUT - kept])
+            written[0] = kept + len(chunk)
+    except BaseException:
+        pass
+    finally:
+        done.release()
+
+
+_END: "dict[str, Any]" = {}
+
+
+def finish() -> None:
+    """Once, at the end: the candidate's output, after the check's own and the delimiter."""
+    host = _END.pop("host", None)
+    if host is None:
         return
-    data = host.pending
-    while True:
-        try:
-            chunk = os.read(host.output, 65536)
-        except OSError:  # nothing more for now (non-blocking)
-            break
-        if not chunk:
-            break
-        data += chunk
+    host.stop()
+    data = b"".join(list(host.chunks))
+    if not data:
+        return
     lines = data.split(b"\n")
-    host.pending = lines.pop()
-    if len(host.pending) > MAX_LINE or (final and host.pending):
-        lines.append(host.pending)
-        host.pending = b""
+    if not lines[-1]:
+        lines.pop()
     marked = b"".join(
         MARK + line[at : at + MAX_LINE] + b"\n"
         for line in lines
         for at in range(0, max(len(line), 1), MAX_LINE)
     )
+    more = host.written[0] - len(data)
+    if more > 0:
+        marked += MARK + f"({more} more bytes not kept)\n".encode()
     try:
+        marked = b"\n" + _END["delimiter"] + b"\n" + marked
         while marked:
             marked = marked[os.write(1, marked) :]
     except OSError:
         pass
+
+
+def candidate_alive() -> bool:
+    return _HOST is not None and _HOST.alive()
 
 
 def _rebuild(value: tuple[object, ...], iterating: bool) -> BaseException:
@@ -292,65 +344,87 @@ def _chunk(data: bytes, at: int) -> tuple[bytes, int]:
     return data[at : at + size], at + size
 
 
-class Remote:
-    """A candidate object that stays in the candidate's process; see the module docstring."""
+_HOST: "Host | None" = None
+_HANDLES: "dict[int, tuple[int, str]]" = {}  # id(Remote) -> (the candidate's id, description)
 
-    __slots__ = ("_description", "_id")
-    host: "Host | None" = None
+
+def _ask(remote: "Remote", op: str, *fields: object, iterating: bool = False) -> object:
+    assert _HOST is not None
+    return _HOST.request(op, _HANDLES[id(remote)][0], *fields, iterating=iterating)
+
+
+def _describe(remote: "Remote") -> str:
+    return _HANDLES[id(remote)][1]
+
+
+def _refuse_comparison(remote: "Remote", *_: object) -> "NoReturn":
+    refuse(
+        f"the check compared or tested a candidate {_describe(remote)} object "
+        f"({', '.join(_FORBIDDEN)} on candidate objects are refused): only plain data "
+        "returned by candidate code can be compared"
+    )
+
+
+def _crossing(name: str) -> "Any":
+    """A dunder attribute answered by the candidate's object, never by this class."""
+    return property(lambda self: _ask(self, "getattr", name))
+
+
+class Remote:
+    # No docstring, no annotations and no names of its own beyond dunders: whatever the check
+    # reads off a handle is the candidate's (the module docstring says what crosses).
+    __slots__ = ("__weakref__",)
 
     def __init__(self, handle: int, description: str) -> None:
-        object.__setattr__(self, "_id", handle)
-        object.__setattr__(self, "_description", description[:120])
+        _HANDLES[id(self)] = (handle, description[:120])
 
-    def _ask(self, op: str, *fields: object, iterating: bool = False) -> object:
-        assert Remote.host is not None
-        return Remote.host.request(op, self._id, *fields, iterating=iterating)
+    def __del__(self) -> None:
+        _HANDLES.pop(id(self), None)
+
+    __doc__ = _crossing("__doc__")
+    __annotations__ = _crossing("__annotations__")  # noqa: RUF012
+    __name__ = _crossing("__name__")
+    __qualname__ = _crossing("__qualname__")
+    __module__ = _crossing("__module__")
 
     def __call__(self, *args: object, **kwargs: object) -> object:
         packed = tuple(_pack(a) for a in args)
-        return self._ask("call", packed, {k: _pack(v) for k, v in kwargs.items()})
+        return _ask(self, "call", packed, {k: _pack(v) for k, v in kwargs.items()})
 
     def __getattr__(self, name: str) -> object:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)  # the interpreter's own probes never cross
-        return self._ask("getattr", name)
+        return _ask(self, "getattr", name)
 
     def __setattr__(self, name: str, value: object) -> None:
-        self._ask("setattr", name, _pack(value))
+        _ask(self, "setattr", name, _pack(value))
 
     def __iter__(self) -> "Remote":
-        iterator = self._ask("iter")
+        iterator = _ask(self, "iter")
         if type(iterator) is not Remote:
-            refuse(f"iter() of a candidate {self._description} did not return an iterator")
+            refuse(f"iter() of a candidate {_describe(self)} did not return an iterator")
         return iterator
 
     def __next__(self) -> object:
-        return self._ask("next", iterating=True)
+        return _ask(self, "next", iterating=True)
 
     def __len__(self) -> int:
-        return _exact(self._ask("len"), int, "len()")  # type: ignore[no-any-return]
+        return _exact(_ask(self, "len"), int, "len()")  # type: ignore[no-any-return]
 
     def __getitem__(self, key: object) -> object:
-        return self._ask("getitem", _pack(key))
+        return _ask(self, "getitem", _pack(key))
 
     def __contains__(self, item: object) -> bool:
-        return _exact(self._ask("contains", _pack(item)), bool, "in")  # type: ignore[no-any-return]
+        return _exact(_ask(self, "contains", _pack(item)), bool, "in")  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
-        return _exact(self._ask("str"), str, "str()")  # type: ignore[no-any-return]
+        return _exact(_ask(self, "str"), str, "str()")  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
-        return f"<candidate {self._description}>"
+        return f"<candidate {_describe(self)}>"
 
-    def _refuse_comparison(self, *_: object) -> "NoReturn":
-        refuse(
-            f"the check compared or tested a candidate {self._description} object "
-            f"({', '.join(_FORBIDDEN)} on candidate objects are refused): only plain data "
-            "returned by candidate code can be compared"
-        )
-
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse_comparison
-    __bool__ = __hash__ = _refuse_comparison
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse_comparison  # type: ignore[assignment]
+    __bool__ = __hash__ = _refuse_comparison  # type: ignore[assignment]
 
 
 def _exact(value: object, kind: type, what: str) -> "Any":
@@ -362,7 +436,7 @@ def _exact(value: object, kind: type, what: str) -> "Any":
 def _pack(value: object) -> tuple[int, object]:
     """An argument for the candidate: a handle by id, or plain data (checked, then marshalled)."""
     if type(value) is Remote:
-        return 1, object.__getattribute__(value, "_id")
+        return 1, _HANDLES[id(value)][0]
     if not _plain(value, 0):
         raise TypeError(
             f"a {type(value).__name__} cannot be passed to candidate code: only plain data "
@@ -396,10 +470,29 @@ class RemoteModule(type(sys)):  # type: ignore[misc]
 
     def __getattr__(self, name: str) -> object:
         if name == "__all__":
-            return self.__dict__["__remote__"]._ask("names")
+            return _star_names(self.__dict__["__remote__"], sys._getframe(1).f_globals)
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return self.__dict__["__remote__"]._ask("getattr", name)
+        return _ask(self.__dict__["__remote__"], "getattr", name)
+
+
+def _star_names(remote: Remote, importer: "dict[str, object]") -> list[str]:
+    """What ``from module import *`` binds: names the candidate's module defines itself
+    (the candidate's side says which), never a dunder or private name, and never a name the
+    importing check has already bound or a builtin: a star import adds names, it cannot
+    replace the check's ``isclose``, ``math``, ``abs`` or ``__name__``."""
+    names = _ask(remote, "names")
+    if type(names) is not list:
+        refuse("the candidate's process listed its module's names as something else than a list")
+    return [
+        n
+        for n in names
+        if type(n) is str
+        and n.isidentifier()
+        and not n.startswith("_")
+        and n not in importer
+        and not hasattr(builtins, n)
+    ]
 
 
 class Loader:
@@ -409,22 +502,30 @@ class Loader:
         return RemoteModule(spec.name)
 
     def exec_module(self, module: RemoteModule) -> None:
-        assert Remote.host is not None
-        remote = Remote.host.request("import", module.__name__)
+        assert _HOST is not None
+        entry = module.__spec__.loader_state
+        remote = _HOST.request("import", module.__name__, entry)
         if type(remote) is not Remote:
             refuse(f"importing {module.__name__} in the candidate's process gave plain data")
         module.__dict__["__remote__"] = remote
 
 
 def install(
-    script: str, paths: "Sequence[str]", zygote: "tuple[int, int, int, int] | None"
+    script: str,
+    paths: "Sequence[str]",
+    zygote: "tuple[int, int, int, int] | None",
+    delimiter: bytes,
 ) -> "Callable[..., Any]":
     """Start serving candidate imports; returns the function that makes a module's spec."""
-    Remote.host = Host(script, paths, zygote)
+    global _HOST
+    _HOST = Host(script, paths, zygote)
+    _END.update(host=_HOST, delimiter=delimiter)
     loader = Loader()
     spec_class = type(sys.__spec__)
 
-    def spec_for(name: str, is_package: bool) -> object:
-        return spec_class(name, loader, is_package=is_package)  # type: ignore[arg-type]
+    def spec_for(name: str, is_package: bool, entry: "str | None") -> object:
+        spec = spec_class(name, loader, is_package=is_package)  # type: ignore[arg-type]
+        spec.loader_state = entry  # the sys.path entry it was found in, for the candidate
+        return spec
 
     return spec_for

@@ -42,6 +42,10 @@ class RunResult:
     """The runner itself failed after the checked code ran (assay's machinery, not the work)."""
     tampered: bool = False
     """The runner found ``sys.exit``, ``builtins.exit`` or another guarded function replaced."""
+    check_failed: bool = False
+    """The runner saw the check fail (an assertion, an exception, a failed test) on answers
+    the candidate's live process gave: a finding about the work, whatever limit counters moved
+    elsewhere in the sandbox."""
 
     @property
     def tail(self) -> str:

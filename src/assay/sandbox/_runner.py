@@ -55,6 +55,8 @@ def main() -> None:
     # Every message is built before checked code runs, which may replace anything afterwards.
     started, completed = _message(nonce, "started"), _message(nonce, "completed")
     tampered, runner_error = _message(nonce, "tampered"), _message(nonce, "runner_error")
+    failed = _message(nonce, "failed")
+    _STATE["delimiter"] = _delimiter(nonce)
     del nonce
     write, exit_now = os.write, os._exit
     if not _nondumpable():
@@ -73,11 +75,13 @@ def main() -> None:
     guarded = guards()
     check = _main_module(spec["filename"])
     _install_finder(spec["cwd"], spec["path"], zygote)
+    _STATE["found"] = lambda: _found(done_fd, failed)
+    sys.addaudithook(_audit_hook(spec["cwd"], _STATE["refuse"]))
     write(done_fd, started)
     tests, stop = None, ()
-    if "unittest" in spec["code"] or "def test_" in spec["code"]:
+    if "unittest" in spec["code"] or "def test_" in spec["code"] or "class Test" in spec["code"]:
         styles = _load("_tests")
-        tests = styles["Tests"](check, spec["code"], _refute, _print_traceback)
+        tests = styles["Tests"](check, spec["code"], spec["filename"], _refute, _print_traceback)
         stop = styles["Exit"]
     try:
         code = compile(spec["code"], spec["filename"], "exec", optimize=0)
@@ -88,14 +92,19 @@ def main() -> None:
         if tests is not None:
             tests.run_and_judge()
     except SystemExit as exc:
-        _flush()
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if status:
+            _found(done_fd, failed)
+        _finish()
         exit_now(status)
-    except BaseException:
+    except BaseException as exc:
+        if not isinstance(exc, MemoryError):
+            _found(done_fd, failed)
         _print_traceback()
+        _finish()
         exit_now(1)
     try:
-        _flush()
+        _finish()
         now = guards()
         if len(now) != len(guarded) or any(a is not b for a, b in zip(now, guarded, strict=True)):
             write(done_fd, tampered)
@@ -105,6 +114,27 @@ def main() -> None:
         write(done_fd, runner_error)
         exit_now(70)
     exit_now(0)
+
+
+# What the runner's own helpers share with it; set before checked code runs.
+_STATE: "dict[str, Any]" = {}
+
+
+def _delimiter(nonce: str) -> bytes:
+    """The line after which only the candidate's output follows (half of the nonce: the
+    candidate never sees it during the run; the verifier splits the output on it)."""
+    return b"assay-candidate-output " + nonce[16:].encode()
+
+
+def _found(done_fd: int, failed: bytes) -> None:
+    """The check failed on answers a live candidate process gave: a finding about the work,
+    which no limit counted elsewhere in the sandbox can turn into "inconclusive"."""
+    alive = _STATE.get("candidate_alive")
+    if alive is not None and alive():
+        try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+            os.write(done_fd, failed)
+        except OSError:
+            pass
 
 
 def _message(nonce: str, *words: str) -> bytes:
@@ -151,14 +181,55 @@ def _main_module(filename: str) -> "Any":
 def _install_finder(
     workspace: str, site: "list[str]", zygote: "tuple[int, int, int, int] | None"
 ) -> None:
-    """Imports: the standard library and site-packages first, then the workspace by proxy."""
+    """Imports: the standard library and site-packages, else the workspace by proxy, else none.
+
+    One finder, first in ``sys.meta_path``, resolves every import, and the standard PathFinder
+    is taken out, so nothing falls through to a search of the check's own ``sys.path`` entries.
+    A name the trusted folders have is theirs. Any other name is looked up in the check's
+    current non-trusted ``sys.path`` entries (relative ones against the current folder:
+    ``sys.path.insert(0, "src")``, ``os.chdir`` + ``""``, a ``.zip``) and the workspace; found
+    under the workspace, it is a proxy, imported from that entry in the candidate's process;
+    found anywhere else, it is refused. Code from outside the trusted folders is never loaded
+    in the judge.
+    """
     trusted = [p for p in (*sys.path, *site) if p and p != workspace and p != "."]
     sys.path[:] = trusted
-    path_finder = sys.meta_path[-1]  # the standard PathFinder, last at startup
+    roots = tuple(os.path.normpath(p) + "/" for p in (*trusted, HERE) if os.path.isabs(p))
+    workspace_root = os.path.normpath(workspace) + "/"
+    path_finder = sys.meta_path.pop()  # the standard PathFinder, last at startup
     state: dict[str, Any] = {}
 
+    def proxy(name: str, is_package: bool, entry: "str | None") -> object:
+        if "spec_for" not in state:
+            proxy = _load("_proxy")
+            paths = [workspace, *site]
+            state["spec_for"] = proxy["install"](
+                _source("_candidate"), paths, zygote, _STATE["delimiter"]
+            )
+            _AT_END.append(proxy["finish"])
+            _STATE["candidate_alive"] = proxy["candidate_alive"]
+            state["module_type"] = proxy["RemoteModule"]
+        return state["spec_for"](name, is_package, entry)
+
+    def where(found: "Any") -> str:
+        origin = found.origin if isinstance(found.origin, str) else None
+        if origin is None or origin == "namespace":
+            locations = list(found.submodule_search_locations or ())
+            origin = locations[0] if locations else ""
+        return os.path.normpath(os.path.abspath(origin)) if origin else ""
+
+    def judged(name: str, found: "Any") -> object:
+        place = where(found)
+        if found.origin in ("built-in", "frozen") or place.startswith(roots):
+            return found
+        raise ImportError(
+            f"{name} ({place}) is outside the standard library, site-packages and the "
+            "workspace: assay's judge does not import it",
+            name=name,
+        )
+
     class Finder:
-        """Before the PathFinder: a stdlib or site module always wins over a workspace file."""
+        """First in sys.meta_path: a stdlib or site module always wins over any other file."""
 
         @staticmethod
         def find_spec(name: str, path: object = None, target: object = None) -> object:
@@ -166,38 +237,102 @@ def _install_finder(
                 parent = sys.modules.get(name.rpartition(".")[0])
                 remote = state.get("module_type")
                 if remote is not None and isinstance(parent, remote):
-                    return state["spec_for"](name, True)
-                return None
+                    return proxy(name, True, None)
+                found = path_finder.find_spec(name, path)
+                return None if found is None else judged(name, found)
             found = path_finder.find_spec(name, trusted)
             if found is not None:
-                return found
-            kind = _candidate_module(workspace, name)
-            if kind is None:
-                return None
-            if "spec_for" not in state:
-                proxy = _load("_proxy")
-                paths = [workspace, *site]
-                state["spec_for"] = proxy["install"](_source("_candidate"), paths, zygote)
-                _AFTER_FLUSH.append(proxy["forward_output"])
-                state["module_type"] = proxy["RemoteModule"]
-            return state["spec_for"](name, kind == "package")
+                return judged(name, found)
+            entries = [
+                os.path.normpath(os.path.abspath(p))
+                for p in sys.path
+                if isinstance(p, str) and p not in trusted
+            ]
+            for entry in dict.fromkeys([*entries, os.path.normpath(workspace)]):
+                found = path_finder.find_spec(name, [entry])
+                if found is None:
+                    continue
+                place = where(found)
+                if place.startswith(workspace_root):
+                    return proxy(name, found.submodule_search_locations is not None, entry)
+                return judged(name, found)
+            return None
 
-    sys.meta_path.insert(len(sys.meta_path) - 1, Finder)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, Finder)  # type: ignore[arg-type]
 
 
-def _candidate_module(folder: str, name: str) -> "str | None":
-    """ "module" or "package" when the workspace holds a module of that top-level name."""
-    try:
-        entries = os.listdir(folder)
-    except OSError:
-        return None
-    if name in entries and os.path.isdir(os.path.join(folder, name)):
-        return "package"
-    prefix = name + "."
-    for entry in entries:
-        if entry.startswith(prefix) and entry.endswith((".py", ".pyc", ".so")):
-            return "module"
-    return None
+# What ``pickle`` may build in the judge: plain data only (``pickle.find_class`` audit event).
+_PICKLE_NAMES = frozenset(
+    [
+        *(
+            ("builtins", n)
+            for n in (
+                "list dict set frozenset tuple int float complex str bytes bytearray bool "
+                "slice range"
+            ).split()
+        ),
+        ("collections", "OrderedDict"),
+        ("collections", "defaultdict"),
+        ("collections", "deque"),
+        ("decimal", "Decimal"),
+        ("fractions", "Fraction"),
+        ("copyreg", "_reconstructor"),
+        ("_codecs", "encode"),
+        *(
+            (m, n)
+            for m in ("numpy.core.multiarray", "numpy._core.multiarray")
+            for n in ("_reconstruct", "scalar")
+        ),
+        ("numpy", "ndarray"),
+        ("numpy", "dtype"),
+    ]
+)
+
+
+def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[str, Any], None]":
+    """A second wall (audit hooks cannot be removed): the judge never runs the workspace's code.
+
+    Refused, ending the check: executing or compiling code whose file is under the workspace
+    (``runpy``, ``spec_from_file_location``, any loader), reading a ``.pth`` file from it
+    (``site.addsitedir`` executes their lines), and unpickling anything but plain data (a
+    pickle names the functions it calls: unpickling candidate data runs candidate code).
+    Reading workspace files as data stays allowed. ``exec(open(path).read())`` cannot be seen:
+    its code is compiled from a string.
+    """
+    root = os.path.normpath(workspace) + "/"
+    normpath, abspath = os.path.normpath, os.path.abspath
+    allowed = _PICKLE_NAMES
+    watched = frozenset(("exec", "compile", "open", "pickle.find_class"))
+
+    def inside(filename: object) -> bool:
+        if isinstance(filename, bytes):
+            filename = filename.decode("utf-8", "replace")
+        if not isinstance(filename, str) or not filename or filename.startswith("<"):
+            return False
+        return bool(normpath(abspath(filename)).startswith(root))
+
+    def hook(event: str, args: "Any") -> None:
+        if event not in watched:
+            return
+        if event == "exec":
+            filename = getattr(args[0], "co_filename", None)
+            if inside(filename):
+                refuse(f"the check ran code from the workspace in the judge ({filename})")
+        elif event == "compile":
+            if inside(args[1]):
+                refuse(f"the check compiled code from the workspace in the judge ({args[1]})")
+        elif event == "open":
+            name = args[0]
+            if isinstance(name, str) and name.endswith(".pth") and inside(name):
+                refuse(f"the check read a .pth file of the workspace ({name}) in the judge")
+        elif (str(args[0]), str(args[1])) not in allowed and not str(args[0]) == "datetime":
+            refuse(
+                f"the check unpickled data naming {args[0]}.{args[1]}: unpickling runs the "
+                "code a pickle names, so in the judge only plain data may be unpickled; load "
+                "the agent's data with json, or numpy.load(allow_pickle=False)"
+            )
+
+    return hook
 
 
 def _source(name: str) -> str:
@@ -224,8 +359,8 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
     """(pid, requests, replies, output) of a copy of this process that will run candidate code.
 
     Forked before the control message is read, so it never holds the nonce, and it closes the
-    control and done pipes at once. Its stdout and stderr become a pipe the judge reads and
-    passes on, each line marked as the candidate's (``_proxy.forward_output``). It waits,
+    control and done pipes at once. Its stdout and stderr become a pipe the judge drains and
+    writes out at the end, each line marked as the candidate's (``_proxy.finish``). It waits,
     running nothing, for the path of ``_candidate`` (the first time the check imports a
     workspace module) and then runs it; when the judge closes the pipe unused, it exits.
     """
@@ -239,7 +374,6 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
     if pid:
         for fd in (requests_read, replies_write, output_write):
             os.close(fd)
-        os.set_blocking(output_read, False)
         return pid, requests_write, replies_read, output_read
     try:
         os.dup2(output_write, 1)
@@ -256,10 +390,17 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
         os._exit(0)
 
 
-def _refute(reason: str) -> None:
+def _refute(reason: str, finding: bool = True) -> None:
+    """End the check, refuted; ``finding``: on what the candidate's code answered."""
+    if finding and "found" in _STATE:
+        _STATE["found"]()
     _flush()
     os.write(2, f"\nassay: refuted: {reason}\n".encode())
+    _finish()
     os._exit(1)
+
+
+_STATE["refuse"] = lambda reason: _refute(reason, False)
 
 
 def _guards(
@@ -284,7 +425,7 @@ def _guards(
     return read
 
 
-_AFTER_FLUSH: "list[Callable[[bool], None]]" = []  # the candidate's output, once it has any
+_AT_END: "list[Callable[[], None]]" = []  # the candidate's output, once it has a process
 
 
 def _flush() -> None:
@@ -293,8 +434,13 @@ def _flush() -> None:
             stream.flush()
         except Exception:
             pass
-    for forward in _AFTER_FLUSH:
-        forward(True)
+
+
+def _finish() -> None:
+    """The check's own output is all written: now the candidate's, after the delimiter."""
+    _flush()
+    for finish in _AT_END:
+        finish()
 
 
 def _ours(trace: "Any") -> bool:

@@ -227,6 +227,7 @@ class Sandbox:
                 completed=["completed"] in events,
                 tampered=["tampered"] in events,
                 runner_failed=["runner_error"] in events,
+                check_failed=["failed"] in events,
             )
         raise AssertionError("unreachable")  # pragma: no cover  (the with block returns)
 

@@ -11,6 +11,14 @@ The runner loads this file (without the import system) only when the check's cod
 - Top-level ``def test_*():`` functions the check defines are called after its last line, in
   the order defined, with no arguments (pytest fixtures are not supported: a test function that
   takes arguments refutes, saying so); any exception refutes.
+- pytest test classes (top-level ``class Test*:`` that are not TestCases and have no
+  ``__init__``): each ``test_*`` method runs on a fresh instance, between ``setup_method`` and
+  ``teardown_method`` when the class has them.
+- ``async def`` and generator tests refute ("unsupported test style"): their body would never
+  run. A check that defines any test and runs none refutes.
+
+The check's own tests are those whose code was compiled from the check (their code object's
+file name is the check's), never judged by ``__module__``, which candidate code can rebind.
 
 Only after all of that does the runner report completion.
 """
@@ -34,10 +42,12 @@ class Tests:
         self,
         check: "Any",
         code: str,
+        filename: str,
         refute: "Callable[[str], None]",
         print_traceback: "Callable[[], None]",
     ) -> None:
         self._check = check
+        self._filename = filename
         self._refute = refute
         self._print_traceback = print_traceback
         self._results: list[Any] = []
@@ -61,7 +71,11 @@ class Tests:
 
     def run_and_judge(self) -> None:
         """Run what is left to run; refute (never returns) on a failure or on no test at all."""
-        failed = self._run_functions()
+        if self._check.__dict__.get("__name__") != "__main__":
+            self._refute("the check's __name__ was replaced: refused")
+        ran, failed = self._run_functions()
+        ran_classes, failed_classes = self._run_classes()
+        ran, failed = ran + ran_classes, failed + failed_classes
         self._run_unrun_cases()
         for result in self._results:
             if result.testsRun - len(result.skipped) <= 0:
@@ -70,29 +84,86 @@ class Tests:
                     if result.testsRun
                     else "unittest ran no tests: the check defines no TestCase it collects"
                 )
+            ran += result.testsRun
             if not result.wasSuccessful():
                 failed += len(result.failures) + len(result.errors)
                 failed += len(result.unexpectedSuccesses)
         if failed:
             self._refute(f"{failed} test(s) failed")
+        if not ran and self._defines_tests():
+            self._refute("the check defines tests and none of them ran")
 
-    def _run_functions(self) -> int:
-        failed = 0
+    def _own(self, value: object) -> bool:
+        """Compiled from the check (a function, or a class with a method that is)."""
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            return bool(code.co_filename == self._filename)
+        if isinstance(value, type):
+            return any(self._own(v) for v in vars(value).values())
+        return False
+
+    def _defines_tests(self) -> bool:
+        unittest = sys.modules.get("unittest")
+        for name, value in vars(self._check).items():
+            if not self._own(value):
+                continue
+            if name.startswith("test_") or (isinstance(value, type) and name.startswith("Test")):
+                return True
+            if unittest is not None and isinstance(value, type):
+                if issubclass(value, unittest.TestCase):
+                    return True
+        return False
+
+    def _supported(self, name: str, function: "Any", arguments: int) -> None:
+        code = function.__code__
+        if code.co_flags & 0x3A0:  # generator, coroutine, iterable coroutine, async generator
+            self._refute(
+                f"{name} is an async or generator test: unsupported test style (its body "
+                "would never run)"
+            )
+        if code.co_argcount != arguments or code.co_kwonlyargcount:
+            self._refute(f"{name} takes arguments: pytest fixtures are not supported")
+
+    def _call(self, name: str, test: "Callable[[], object]") -> int:
+        try:
+            test()
+        except BaseException:
+            self._print_traceback()
+            print(f"{name} FAILED", file=sys.stderr)
+            return 1
+        return 0
+
+    def _run_functions(self) -> tuple[int, int]:
+        ran = failed = 0
         for name, value in list(vars(self._check).items()):
             if not (name.startswith("test_") and type(value).__name__ == "function"):
                 continue
-            if value.__module__ != "__main__":
+            if not self._own(value):
                 continue  # imported, not defined by the check
-            code = value.__code__
-            if code.co_argcount or code.co_kwonlyargcount:
-                self._refute(f"{name} takes arguments: pytest fixtures are not supported")
-            try:
-                value()
-            except BaseException:
-                self._print_traceback()
-                print(f"{name} FAILED", file=sys.stderr)
-                failed += 1
-        return failed
+            self._supported(name, value, 0)
+            ran += 1
+            failed += self._call(name, value)
+        return ran, failed
+
+    def _run_classes(self) -> tuple[int, int]:
+        """pytest test classes: ``class Test*:`` without ``__init__``, not a TestCase."""
+        unittest = sys.modules.get("unittest")
+        ran = failed = 0
+        for name, cls in list(vars(self._check).items()):
+            if not (name.startswith("Test") and isinstance(cls, type) and self._own(cls)):
+                continue
+            if unittest is not None and issubclass(cls, unittest.TestCase):
+                continue
+            if "__init__" in vars(cls):
+                continue  # pytest does not collect it either
+            for method in [m for m in dir(cls) if m.startswith("test_")]:
+                function = getattr(cls, method)
+                if not callable(function) or not hasattr(function, "__code__"):
+                    continue
+                self._supported(f"{name}.{method}", function, 1)
+                ran += 1
+                failed += self._call(f"{name}.{method}", lambda c=cls, m=method: _one(c, m))
+        return ran, failed
 
     def _run_unrun_cases(self) -> None:
         unittest = sys.modules.get("unittest")
@@ -101,11 +172,23 @@ class Tests:
         cases = [
             v
             for v in vars(self._check).values()
-            if isinstance(v, type)
-            and issubclass(v, unittest.TestCase)
-            and v.__module__ == "__main__"
+            if isinstance(v, type) and issubclass(v, unittest.TestCase) and self._own(v)
         ]
         if cases:
             loader = unittest.TestLoader()
             suite = unittest.TestSuite(loader.loadTestsFromTestCase(c) for c in cases)
             self._results.append(unittest.TextTestRunner().run(suite))
+
+
+def _one(cls: type, method: str) -> None:
+    """One pytest-style test method, on a fresh instance, with its setup and teardown."""
+    instance = cls()
+    setup = getattr(instance, "setup_method", None)
+    if setup is not None:
+        setup(getattr(instance, method))
+    try:
+        getattr(instance, method)()
+    finally:
+        teardown = getattr(instance, "teardown_method", None)
+        if teardown is not None:
+            teardown(getattr(instance, method))

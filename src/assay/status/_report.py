@@ -18,14 +18,20 @@ class Mode(StrEnum):
     ALL = "all"
     """Verified iff every check is verified; score 1.0 or 0.0."""
     WEIGHTED = "weighted"
-    """Score is the verified share of the weights; status as in ``all``."""
+    """Score is the verified share of the weights; status as in ``all``. Beside a refutation, a
+    check that did not conclude earns nothing: the score is what the findings establish."""
+
+
+_PRECEDENCE = (Status.REFUTED, Status.ERROR, Status.INCONCLUSIVE, Status.VERIFIED)
+"""A task's status is the first of these that any of its outcomes has."""
 
 
 class Report(BaseModel):
     """The combined verdict over several checks.
 
-    ``score`` is None whenever the status is ``inconclusive`` or ``error``: a trainer masks it
-    instead of learning from a 0.0 that says nothing about the work.
+    ``score`` is None exactly when the status is ``inconclusive`` or ``error``, that is when no
+    finding decides it: a trainer masks it instead of learning from a 0.0 that says nothing about
+    the work. A refutation decides it whatever else happened (see ``combine``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -52,7 +58,13 @@ def combine(
     mode: Mode | str = Mode.ALL,
     weights: Sequence[float] | None = None,
 ) -> Report:
-    """Combine outcomes; an empty list is refused, because nothing checked is not a pass."""
+    """Combine outcomes; an empty list is refused, because nothing checked is not a pass.
+
+    The status is the first of refuted, error, inconclusive, verified that any outcome has. A
+    refutation is a finding about the work that stands whatever else happened, so nothing hides
+    it: if an error or a limit outranked it, a candidate able to trigger one anywhere in the task
+    would turn every refutation into a masked sample. The same order holds in both modes.
+    """
     mode = Mode(mode)
     if not outcomes:
         raise InvalidInput(
@@ -64,14 +76,7 @@ def combine(
         raise InvalidInput("one weight per outcome is required", where="weights")
 
     statuses = {o.status for o in outcomes}
-    if statuses == {Status.VERIFIED}:
-        status = Status.VERIFIED
-    elif Status.ERROR in statuses:
-        status = Status.ERROR
-    elif Status.REFUTED in statuses and (mode is Mode.ALL or Status.INCONCLUSIVE not in statuses):
-        status = Status.REFUTED
-    else:
-        status = Status.INCONCLUSIVE
+    status = next(s for s in _PRECEDENCE if s in statuses)
 
     score: float | None
     if not status.concluded:

@@ -139,12 +139,13 @@ def test_no_workspace_is_inconclusive() -> None:
     assert run_kind("file_exists", path="x").status is I
 
 
-def test_a_file_over_the_read_limit_is_inconclusive(ws: Path) -> None:
+def test_a_file_over_the_read_limit_is_refuted(ws: Path) -> None:
+    """The work wrote the file: its size is a finding, never a way to mask a wrong file."""
     (ws / "big.txt").write_text("x" * 2000)
     outcome = run_kind(
         "file_contains", workspace=ws, path="big.txt", value="x", config=Config(max_file_bytes=1000)
     )
-    assert outcome.status is I
+    assert outcome.status is R
     assert "larger than the 1000 byte read limit" in outcome.detail
 
 

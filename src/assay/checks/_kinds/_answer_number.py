@@ -10,13 +10,20 @@ from pydantic import AfterValidator, Field
 from assay.checks import _units
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import answer_or_outcome
-from assay.checks._numbers import Number, NumberProblem, exact, normalize, one_number
+from assay.checks._numbers import (
+    FLOAT_MAX,
+    Number,
+    NumberProblem,
+    exact,
+    normalize,
+    one_number,
+)
 from assay.checks._registry import kind
 from assay.checks._spec import Spec
 from assay.status import Outcome
 
-_CONVERSION_SLACK = Fraction(1, 10**9)
-"""Relative slack applied only after a unit conversion, for the float in pint's factor."""
+_CONVERSION_SLACK = _units.SLACK
+"""Relative slack applied only after a conversion whose factor is not exact (a few ulps)."""
 
 
 class NumberSpec(Spec):
@@ -60,7 +67,19 @@ def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction
         return Outcome.refuted(
             f"wrong unit: {written!r} is not convertible to {spec.unit!r}; give the value in {spec.unit}"
         )
+    other = _units.other_unit(text, number.end, written, unit, target)
+    if other is not None:
+        return Outcome.refuted(
+            f"ambiguous unit: the answer names {written!r} and {other!r}; give one unit",
+            evidence={"reason": "ambiguous"},
+        )
     converted, exact_conversion = _units.convert(value, unit, target)
+    if abs(converted) > FLOAT_MAX:
+        return Outcome.refuted(
+            f"{number.text} {written} in {spec.unit} is beyond the float range: not a finite "
+            "number",
+            evidence={"reason": "non-finite"},
+        )
     return converted, not exact_conversion
 
 
@@ -107,7 +126,9 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
     (``m^2``, ``m²``; not ``cm3``). An integer ``value`` compares exactly
     (big integers included); a float ``value`` compares at double precision (``1/3`` matches
     ``0.3333333333333333``, ``0.30000000000000004`` does not match ``0.3``). After a unit
-    conversion a relative slack of 1e-9 absorbs the rounding of the conversion factor.
+    conversion whose factor pint computes inexactly, a relative slack of 2**-49 (a few ulps)
+    absorbs its rounding; exact factors (km to m, inch to m) compare exactly. An answer naming
+    two units of the target's dimension (``42 m or km``) is ambiguous.
     """
     answer = answer_or_outcome(ctx)
     if isinstance(answer, Outcome):

@@ -29,7 +29,12 @@ def workspace_path(ctx: CheckContext, relative: str) -> Path | Outcome:
 
 
 def workspace_text(ctx: CheckContext, relative: str) -> str | Outcome:
-    """A workspace file's UTF-8 text, or the outcome that explains why it cannot be read."""
+    """A workspace file's UTF-8 text, or the outcome that explains why it cannot be read.
+
+    A file over ``max_file_bytes`` is ``refuted``, not inconclusive: the work wrote that file,
+    so its size is a finding about the work, and a wrong file padded past the read limit must
+    not turn its refutation into "no conclusion" (adversarial review adv-agda).
+    """
     path = workspace_path(ctx, relative)
     if isinstance(path, Outcome):
         return path
@@ -39,7 +44,7 @@ def workspace_text(ctx: CheckContext, relative: str) -> str | Outcome:
         return Outcome.refuted(f"{relative!r} is not a regular file")
     data = read_limited(path, ctx.config.max_file_bytes)
     if data is None:
-        return Outcome.inconclusive(
+        return Outcome.refuted(
             f"{relative!r} is larger than the {ctx.config.max_file_bytes} byte read limit"
         )
     try:

@@ -24,7 +24,7 @@ from assay.checks._registry import kind
 from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspace
 from assay.checks._spec import NonBlank, Spec
 from assay.sandbox import Limits, Mount, RunResult, runner_control
-from assay.sandbox._judge_files import CANDIDATE_MARK, judge_mounts
+from assay.sandbox._judge_files import CANDIDATE_MARK, CANDIDATE_OUTPUT, judge_mounts
 from assay.status import Outcome
 
 WORKSPACE = "/workspace"
@@ -90,24 +90,26 @@ Mode = Literal["shell", "python"]
 
 def _run(
     ctx: CheckContext, mode: Mode, code: str, spec: RunSpec, filename: str
-) -> RunResult | Outcome:
+) -> tuple[RunResult | Outcome, str]:
+    """The run's result and the delimiter after which only the candidate's output follows."""
     try:
         sandbox = sandbox_for(ctx)
     except SandboxUnavailable as exc:
-        return Outcome.error(str(exc))
+        return Outcome.error(str(exc)), ""
     with tempfile.TemporaryDirectory(prefix="assay-run-") as scratch:
         mounts = judge_mounts(shell=mode == "shell")
         cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
         if ctx.workspace is not None:
             staged = staged_workspace(ctx, Path(scratch))
             if isinstance(staged, Outcome):
-                return staged
+                return staged, ""
             mounts.append(Mount(staged, WORKSPACE))
             cwd = sandbox.inside_path(WORKSPACE, mounts)
         # The judge never has the workspace on its sys.path: it reaches it only by proxy.
         control, nonce = runner_control(mode, code, filename, cwd)
+        delimiter = f"\n{CANDIDATE_OUTPUT} {nonce[16:]}\n"  # as the judge builds it
         try:
-            return sandbox.run(
+            result = sandbox.run(
                 sandbox.python_argv(),
                 cwd=cwd,
                 mounts=mounts,
@@ -116,11 +118,13 @@ def _run(
                 limits=spec.limits(),
             )
         except SandboxUnavailable as exc:
-            return Outcome.error(str(exc))
+            return Outcome.error(str(exc)), ""
+        return result, delimiter
 
 
-def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
+def _judge(run: tuple[RunResult | Outcome, str], spec: RunSpec, hidden: bool) -> Outcome:
     """The outcome of a run; a hidden check's output never reaches the detail or evidence."""
+    result, delimiter = run
     if isinstance(result, Outcome):
         return result
     evidence = {
@@ -134,6 +138,7 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
         tail += (
             f" (output truncated: {result.output_bytes} bytes written, {spec.output_kb} KiB kept)"
         )
+    own = _own_output(result.output, delimiter)
     limited = limits_outcome(result, spec.limits(), spec.limits_are_rules, evidence)
     if limited is not None:
         return limited
@@ -152,7 +157,7 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
             evidence,
         )
     if not result.completed:
-        reason = _judge_reason(result.output) if not hidden else None
+        reason = _judge_reason(own) if not hidden else None
         if reason is not None:
             return Outcome.refuted(f"check exited before completing: {reason}", evidence)
         if result.signal:
@@ -167,7 +172,6 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
             f"exit code {result.exit_code}, expected {expect_exit}{tail}", evidence
         )
     value, pattern = getattr(spec, "value", None), getattr(spec, "pattern", None)
-    own = _own_output(result.output)
     if value is not None and value not in own:
         return Outcome.refuted(f"the output does not contain {shorten(value)!r}{tail}", evidence)
     if pattern is not None:
@@ -183,12 +187,18 @@ def _judge(result: RunResult | Outcome, spec: RunSpec, hidden: bool) -> Outcome:
 _REASON = "\nassay: refuted: "
 
 
-def _own_output(output: str) -> str:
-    """The run's output without the lines the candidate's process printed (python checks).
+def _own_output(output: str, delimiter: str) -> str:
+    """The run's output without what the candidate's process printed (python checks).
 
-    Those reach the output only through the judge, each line marked: what candidate code prints
-    can never supply the text a ``value`` or ``pattern`` asks for.
+    The judge writes the candidate's output only at the end, after a delimiter line made from
+    the run's nonce (which candidate code never sees): everything before it is the check's own.
+    Should the delimiter have been cut away with a truncated output, the candidate's lines are
+    still recognised by their mark. What candidate code prints never supplies the text a
+    ``value`` or ``pattern`` asks for.
     """
+    at = output.find(delimiter) if delimiter else -1
+    if at >= 0:
+        return output[:at]
     if CANDIDATE_MARK not in output:
         return output
     kept = [line for line in output.split("\n") if not line.startswith(CANDIDATE_MARK)]

@@ -26,7 +26,7 @@ from assay.proofs._holes import HoleNotFound, fill, only_hole
 from assay.proofs._judges import judge, plan_for, refusals_for
 from assay.proofs._languages import lean_name_problem
 from assay.proofs._lean_lex import LeanLexError, header_imports
-from assay.proofs._scan import agda_candidate_refusals, lean_refusals
+from assay.proofs._scan import agda_candidate_refusals, agda_refusals, lean_refusals
 from assay.sandbox import Limits
 from assay.status import Outcome
 
@@ -116,11 +116,12 @@ def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outc
                     f"refused before judging: {', '.join(shapes)}", {"refused": shapes}
                 )
         source = fill(obligation, span, answer, parenthesize=language == "agda")
-    shapes = (
-        lean_refusals(source, header_imports(spec.header))
-        if language == "lean"
-        else refusals_for(language, source, spec.options)
-    )
+    if language == "lean":
+        shapes = lean_refusals(source, header_imports(spec.header))
+    elif language == "agda":
+        shapes = agda_refusals(source, spec.options, spec.header)
+    else:
+        shapes = refusals_for(language, source, spec.options)
     if shapes:
         return Outcome.refuted(f"refused before judging: {', '.join(shapes)}", {"refused": shapes})
     try:
@@ -163,7 +164,7 @@ def _judge_proof(language: Language, spec: ProofSpec, ctx: CheckContext) -> Outc
     if verdict.finding == "does_not_check":
         shown = " | ".join(verdict.diagnostics[:6])[:600]
         return Outcome.refuted(f"{language} rejected the proof{cached}: {shown}", evidence)
-    if verdict.finding == "crashed":
+    if verdict.finding in ("crashed", "misbehaved"):
         return Outcome.refuted(verdict.reason, evidence)
     if verdict.limit is not None:
         return _limit_outcome(language, spec, verdict.limit, verdict.reason, evidence)
@@ -179,8 +180,10 @@ def _limit_outcome(
     """A limit stopped the judgment: no finding, unless the author made the limits rules."""
     if limit == "time":
         what = f"did not finish within {spec.timeout:g}s"
+    elif limit == "memory":
+        what = f"hit the memory limit (memory_mb {spec.memory_mb}): {reason}"
     else:
-        what = f"hit the {limit} limit (memory_mb {spec.memory_mb}): {reason}"
+        what = f"hit the {limit} limit: {reason}"
     if spec.limits_are_rules:
         return Outcome.refuted(
             f"the {language} judgment {what}, which this check's rules forbid", evidence
@@ -192,9 +195,19 @@ def _limit_outcome(
 def agda(spec: AgdaSpec, ctx: CheckContext) -> Outcome:
     """Agda type-checks the proof under ``--safe`` (exit 0), against the trusted statement.
 
-    Exit 42 (does not check: a type error, an open hole, a ``--safe`` violation) refutes; any
-    other exit, a signal or a timeout is the machinery, never a finding. ``postulate`` (also in
-    ``let``), pragmas, unsafe options and ``primTrustMe`` are refused before judging.
+    The file is read with Agda 2.6.2.2's own lexical rules. Refused before judging: ``postulate``
+    (also in ``let``), ``primTrustMe`` and ``primEraseEquality``, every pragma but OPTIONS,
+    OPTIONS flags beyond ``options`` (the unsafe ones and ``--cubical`` never), text Agda cannot
+    lex, a module name that is not a plain name, and every import outside an allow-list: the
+    ``header``'s modules, agda-stdlib's ``--safe`` modules (no sized types) and Agda's safe
+    builtins; never ``Agda.Primitive.Cubical`` (Agda 2.6.2.2 lets a ``--safe`` file import it,
+    and its ``primHComp`` under a ``with`` proves ``⊥``), ``Agda.Builtin.Cubical.*``,
+    ``TrustMe``, ``Size``, ``Equality.Rewrite``/``Erase`` or ``Reflection.External``; the
+    cubical primitives' names are refused too. A hole candidate must be one term (no
+    declaration, comment, pragma or line break). A proof file over ``max_file_bytes`` refutes.
+    Exit 42 (a type error, an open hole, a ``--safe`` violation) refutes; a toolchain crash
+    refutes when a known-good proof still checks (else ``error``); a limit is inconclusive
+    unless ``limits_are_rules``.
     """
     return _judge_proof("agda", spec, ctx)
 
@@ -235,20 +248,25 @@ class LeanSpec(StatementSpec):
 
 @kind("lean", LeanSpec)
 def lean(spec: LeanSpec, ctx: CheckContext) -> Outcome:
-    """Lean compiles the solution, the statement without it, and a wrapper; a separate audit
-    process re-checks every declaration with the kernel and lists the axioms.
+    """Lean compiles the solution alone, the statement without it, and a wrapper; a separate
+    audit process re-checks every declaration with the kernel and lists the axioms.
 
-    The statement is elaborated in its own module (the ``header`` and ``def
-    AssayStatement.statement : Prop := (statement)``) that never imports the solution; the
-    wrapper checks ``@_root_.<name>`` against it by conversion. The audit (a trusted program run
-    with ``lean --run`` in a process that never imports the solution) replays every declaration
-    of the three modules through the kernel (so ``debug.skipKernelTC`` cannot help) and prints
-    the axioms as marked, escaped lines; green needs only propext, Classical.choice and
-    Quot.sound (or ``allowed_axioms``). Refused first, by tokens: ``sorry``, ``axiom``,
-    ``native_decide``, ``unsafe``, every metaprogramming command (``run_cmd``, ``elab``,
-    ``macro``, ...), instances and notation, attributes beyond simp-like tags, options beyond
-    limits and linters, ``#`` commands, «escaped» names, and imports other than the header's
-    (never ``Lean``). Runs where ``lake`` is on PATH (``ASSAY_LEAN_PROJECT`` names a Lake project
-    for Mathlib); elsewhere it is inconclusive, saying so.
+    The solution is compiled in a folder of its own, as code that may run (library tactics can
+    run its declarations): only its compiled ``.olean`` is copied out. The statement is
+    elaborated in its own module (the ``header`` and ``def AssayStatement.statement : Prop :=
+    (statement)``) that never imports the solution; the wrapper checks ``@_root_.<name>``
+    against it by conversion. The audit (a trusted program run with ``lean --run`` in a process
+    that never imports the solution, and imports only the header's modules) refuses any other
+    import before importing, replays every declaration of the three modules through the kernel
+    (so ``debug.skipKernelTC`` cannot help), checks the wrapper states exactly the statement at
+    all its universe levels, and prints the axioms as marked, escaped lines; green needs only
+    propext, Classical.choice and Quot.sound (or ``allowed_axioms``). Refused first, by tokens:
+    ``sorry``, ``axiom``, ``native_decide`` and ``decide +native``, ``unsafe``, every
+    metaprogramming command (``run_cmd``, ``elab``, ``macro``, ...), Aesop rule additions,
+    instances and notation, attributes beyond simp-like tags, options beyond limits and
+    linters, ``#`` commands, «escaped» names, imports other than the header's (never ``Lean``),
+    and source whose tokens Lean could read differently. Runs where ``lake`` is on PATH
+    (``ASSAY_LEAN_PROJECT`` names a Lake project for Mathlib); elsewhere it is inconclusive,
+    saying so.
     """
     return _judge_proof("lean", spec, ctx)

@@ -3,12 +3,18 @@
 The agent's claim about the data is never evidence. With ``compare: answer_query`` the agent's
 final answer is itself run as SQL, but only as one read-only statement: the connection is opened
 ``mode=ro``, ``PRAGMA query_only`` is set, an authorizer allows nothing but reading (no ATTACH, no
-PRAGMA, no writes), and a progress handler stops it at the time limit.
+PRAGMA, no writes, no ``fts3_tokenizer``), and the time limit binds three ways: a progress
+handler every few opcodes, a timer thread that interrupts the connection at the deadline, and a
+cap on the length of any value and on the width of any result (one opcode such as
+``printf('%.*c', 1e9, 'x')`` can otherwise run for seconds, and its value exhaust memory). A
+result too large to hold is a finding about the answer (refuted), never ``error``.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -69,8 +75,56 @@ class TooManyRows(Exception):
     pass
 
 
-def _deny_all_but_reading(action: int, *_: Any) -> int:
+class TooLarge(Exception):
+    pass
+
+
+_PROGRESS_PERIOD = 100
+"""VM opcodes between two looks at the clock."""
+_MIN_VALUE_CAP = 1 << 16
+"""Longest string or blob an answer query may build (bytes), unless the expected rows hold a
+longer one: SQLite's own maximum is 1e9, and one opcode on such values (replace, instr) can
+run for minutes between two looks at the clock."""
+_FORMAT = re.compile(r"\*|[0-9]{5}")
+_MAX_FORMAT = 1000
+_MIN_COLUMN_CAP = 100
+_MIN_BYTES_CAP = 64 << 20
+"""Total bytes of values an answer query may return, unless the expected rows hold more."""
+_DENIED_FUNCTIONS = frozenset(["fts3_tokenizer", "load_extension"])
+
+
+def _deny_all_but_reading(action: int, _arg1: Any, arg2: Any, *_: Any) -> int:
+    if action == sqlite3.SQLITE_FUNCTION and str(arg2).lower() in _DENIED_FUNCTIONS:
+        return sqlite3.SQLITE_DENY  # fts3_tokenizer registers a raw C pointer as a tokenizer
     return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, (str, bytes)) else 8
+
+
+def _cap_answer(connection: sqlite3.Connection, expected: list[tuple[Any, ...]]) -> int:
+    """Cap value length and result width for the answer query, from the expected rows (an
+    honest answer never needs more than they hold); returns the total bytes it may return."""
+    longest = max((_size(v) for row in expected for v in row), default=0)
+    width = max((len(row) for row in expected), default=0)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(_MIN_VALUE_CAP, 2 * longest))
+    connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(_MIN_COLUMN_CAP, 2 * width))
+    formatter = sqlite3.connect(":memory:", check_same_thread=False)
+    formatter.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(_MIN_VALUE_CAP, 2 * longest))
+
+    def bounded_printf(fmt: Any, *args: Any) -> Any:
+        """SQLite's printf builds a '%.1000000000c' one character at a time in one opcode
+        (even past the length cap): widths and precisions are bounded before it runs."""
+        if isinstance(fmt, str) and (len(fmt) > _MAX_FORMAT or _FORMAT.search(fmt)):
+            raise ValueError("printf: width, precision or format too large")
+        marks = ", ".join("?" * (1 + len(args)))
+        return formatter.execute(f"SELECT printf({marks})", (fmt, *args)).fetchone()[0]
+
+    for name in ("printf", "format"):
+        connection.create_function(name, -1, bounded_printf)
+    total = sum(_size(v) for row in expected for v in row)
+    return max(_MIN_BYTES_CAP, 4 * total)
 
 
 @contextmanager
@@ -85,24 +139,50 @@ def _read_only(path: Path, timeout: float) -> Iterator[sqlite3.Connection]:
 
 
 def _run(
-    connection: sqlite3.Connection, query: str, timeout: float, limit: int
+    connection: sqlite3.Connection,
+    query: str,
+    timeout: float,
+    limit: int,
+    max_bytes: int | None = None,
 ) -> list[tuple[Any, ...]]:
+    """Rows of ``query``, at most ``limit`` (TooManyRows) and ``max_bytes`` of values (TooLarge),
+    within ``timeout`` seconds of wall clock (QueryTimeout)."""
     deadline = time.monotonic() + timeout
-    timed_out = False
+    timed_out = threading.Event()
 
     def watchdog() -> int:
-        nonlocal timed_out
-        timed_out = time.monotonic() > deadline
-        return 1 if timed_out else 0
+        if time.monotonic() > deadline:
+            timed_out.set()
+        return 1 if timed_out.is_set() else 0
 
-    connection.set_progress_handler(watchdog, 2000)
+    def interrupt() -> None:
+        timed_out.set()
+        connection.interrupt()
+
+    connection.set_progress_handler(watchdog, _PROGRESS_PERIOD)
+    timer = threading.Timer(timeout, interrupt)
+    timer.daemon = True
+    timer.start()
+    rows: list[tuple[Any, ...]] = []
+    total = 0
     try:
         cursor = connection.execute(query)
-        rows = cursor.fetchmany(limit + 1)
+        while len(rows) <= limit and (batch := cursor.fetchmany(64)):
+            rows += batch
+            if max_bytes is not None:
+                total += sum(_size(v) for row in batch for v in row)
+                if total > max_bytes:
+                    raise TooLarge(f"the query returned more than {max_bytes} bytes of values")
+    except MemoryError:
+        raise TooLarge("the query returned values too large to hold") from None
     except sqlite3.OperationalError:
-        if timed_out:
+        if timed_out.is_set():
             raise QueryTimeout(f"the query did not finish within {timeout:g}s") from None
         raise
+    finally:
+        timer.cancel()
+    if timed_out.is_set():
+        raise QueryTimeout(f"the query did not finish within {timeout:g}s")
     if len(rows) > limit:
         raise TooManyRows(f"the query returned more than {limit} rows")
     return rows
@@ -183,7 +263,7 @@ def sql_query(spec: SqlSpec, ctx: CheckContext) -> Outcome:
     with _read_only(database, timeout) as connection:
         try:
             expected = _run(connection, spec.query, timeout, limit)
-        except (QueryTimeout, TooManyRows) as exc:
+        except (QueryTimeout, TooManyRows, TooLarge) as exc:
             return Outcome.inconclusive(f"the verifier's query: {exc}")
         except sqlite3.Error as exc:
             return Outcome.error(f"the verifier's query failed: {exc}")
@@ -207,7 +287,8 @@ def sql_query(spec: SqlSpec, ctx: CheckContext) -> Outcome:
             if not answer.strip():
                 return Outcome.refuted("the answer is empty: give one SELECT statement")
             try:
-                actual = _run(connection, answer, timeout, limit)
+                budget = _cap_answer(connection, expected)
+                actual = _run(connection, answer, timeout, limit, budget)
             except QueryTimeout as exc:
                 if spec.limits_are_rules:
                     return Outcome.refuted(
@@ -217,6 +298,8 @@ def sql_query(spec: SqlSpec, ctx: CheckContext) -> Outcome:
                 return Outcome.inconclusive(f"the answer query: {exc}")
             except TooManyRows as exc:
                 return Outcome.refuted(f"the answer query: {exc}; expected {len(expected)}")
+            except TooLarge as exc:
+                return Outcome.refuted(f"the answer query: {exc}; the expected rows are smaller")
             except UnicodeEncodeError:
                 return Outcome.refuted(
                     "the answer query is not valid text (it holds a lone surrogate): "

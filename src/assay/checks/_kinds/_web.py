@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from urllib.parse import urlsplit, urlunsplit
@@ -14,15 +15,37 @@ from assay.checks._registry import kind
 from assay.checks._spec import Spec
 from assay.status import Outcome
 
-_URL_CHARS = r"[^\s<>\"'`\[\]{}|\\^]"
+# A URL runs to the next space or <, >, ": a browser keeps \ ' ^ | { ` (and reads \ as /), so
+# cutting there could make an unserved URL equal a served one.
+_URL_CHARS = r"[^\s<>\"]"
 _SCHEME_URL = re.compile(rf"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://{_URL_CHARS}*")
+# A source written inline: its content is the "page", never served.
+_DATA_URL = re.compile(r"(?<![\w.+-])data:(?=[a-z]+/|[;,])[^\s<>\"]+", re.IGNORECASE)
+# One slash, or backslashes, after http(s): browsers still go to the host ("http:/evil.example").
+_LOOSE_SLASHES = re.compile(r"(?<![A-Za-z0-9+.-])(https?):[/\\]+(?=[^/\\\s])", re.IGNORECASE)
+# Defanged dots ("evil[.]com", "evil(dot)com") and the ideographic full stop IDNA reads as ".".
+_DEFANGED = re.compile(r"\[\.\]|\(\.\)|\{\.\}|\[dot\]|\(dot\)|\u3002", re.IGNORECASE)
+_IGNORABLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0x1BCA0, 0x1BCA3),
+    (0xE0000, 0xE0FFF),
+)
+"""Default-ignorable code points that are not format characters (Cf): IDNA drops them from a
+host, so "evil\u034f.example" is evil.example."""
 _LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
 _TLD = r"(?:[^\W\d_]{2,63}|xn--[a-z0-9-]{1,59})"
 # A host named without a scheme: "//host...", "www.host...", "host/path", "host:port", or a bare
 # domain under a common top-level domain. Not after "@" (an email names a mailbox) or a word.
 _SCHEMELESS = re.compile(
-    rf"""(?:(?<=//)|(?<![\w@.\-/]))(?P<slashes>//)?
-    (?P<host>(?:{_LABEL}\.)+{_TLD}(?![\w-])|[0-9]{{1,3}}(?:\.[0-9]{{1,3}}){{3}}(?=[:/]))
+    rf"""(?:(?<=//)|(?<![\w/])(?<![\w@]\.)(?<![\w@]-))(?P<slashes>//)?
+    (?P<host>(?:{_LABEL}\.)+{_TLD}(?![\w-])|[0-9]{{1,3}}(?:\.[0-9]{{1,3}}){{3}}(?=[:/])
+      |localhost(?![\w-])|[^\W\d_][\w-]{{0,62}}(?=:[0-9]{{1,5}}[/?\#]))
     (?P<rest>(?::[0-9]{{1,5}})?[/?#]{_URL_CHARS}*|:[0-9]{{1,5}}(?![\w.]))?""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -105,7 +128,7 @@ _COMMON_TLDS = frozenset(
         "blog",
     ]
 )
-_TRAILING = ".,;:!?)]}'\""
+_TRAILING = ".,;:!?)]}'\"`*_"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -150,19 +173,35 @@ def _schemeless_key(host: str, rest: str) -> str:
     return key
 
 
+def _ignorable(char: str) -> bool:
+    if unicodedata.category(char) == "Cf":
+        return True
+    code = ord(char)
+    return any(low <= code <= high for low, high in _IGNORABLE)
+
+
 def _prepared(text: str) -> str:
-    """NFKC (fullwidth ``ｈｔｔｐｓ：／／`` is ``https://``), without invisible format characters."""
+    """The text as a reader or browser takes it: HTML entities decoded (``evil&#46;com``), NFKC
+    (fullwidth ``ｈｔｔｐｓ：／／`` is ``https://``), invisible characters IDNA ignores removed,
+    ideographic full stops and defanged dots (``[.]``, ``(dot)``) read as ``.``, and
+    ``http:/host`` read as ``http://host``."""
+    if "&" in text:
+        text = html.unescape(text)
     text = unicodedata.normalize("NFKC", text)
-    if text.isascii():
-        return text
-    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+    if not text.isascii():
+        text = "".join(c for c in text if c.isascii() or not _ignorable(c))
+    if "[" in text or "(" in text or "{" in text or "\u3002" in text:
+        text = _DEFANGED.sub(".", text)
+    if ":" in text:
+        text = _LOOSE_SLASHES.sub(r"\1://", text)
+    return text
 
 
 def cited_urls(text: str) -> list[str]:
     """Every citation in the text, in order, once each; anything that names a host counts.
 
-    After NFKC normalisation and removal of invisible format characters, a citation is a URL with
-    any scheme (``https://...``, ``ftp://...``; an http(s) URL is given in canonical form, another
+    After reading the text as a browser would (see ``_prepared``), a citation is a ``data:`` URL,
+    a URL with any scheme, running to the next space or ``<>"`` (``https://...``, ``ftp://...``; an http(s) URL is given in canonical form, another
     scheme as written), or a host named without a scheme (given as ``//host/path``): ``//host``,
     ``www.host``, a dotted host whose last label is alphabetic followed by a path, port or query
     (``example.org/x``, ``report.example:8080``), or a bare domain under a common top-level domain
@@ -172,7 +211,7 @@ def cited_urls(text: str) -> list[str]:
     text = _prepared(text)
     found: list[tuple[int, str]] = []
     covered: list[tuple[int, int]] = []
-    for match in _SCHEME_URL.finditer(text):
+    for match in (*_SCHEME_URL.finditer(text), *_DATA_URL.finditer(text)):
         url = match.group(0).rstrip(_TRAILING)
         covered.append((match.start(), match.start() + len(url)))
         found.append((match.start(), canonical_url(url) or url))
@@ -180,10 +219,13 @@ def cited_urls(text: str) -> list[str]:
         if any(start <= match.start() < end for start, end in covered):
             continue
         host, rest = match.group("host"), (match.group("rest") or "").rstrip(_TRAILING)
+        if match.start() and text[match.start() - 1] == "@" and not rest:
+            continue  # an email names a mailbox; "served.org@evil.com/x" names evil.com
         named = (
             match.group("slashes")
             or rest
             or host.lower().startswith("www.")
+            or host.lower() == "localhost"
             or host.rpartition(".")[2].lower() in _COMMON_TLDS
         )
         if named:
