@@ -17,7 +17,12 @@ from assay._errors import InvalidInput
 
 class UnreadableFile(InvalidInput, OSError):
     """A named file that cannot be used as input: missing, not a regular file, over its cap, or
-    not UTF-8. An OSError too, so code that already handles a failed read handles this one."""
+    not UTF-8. An OSError too, so code that already handles a failed read handles this one
+    (its ``strerror`` is the reason, for handlers that print that)."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message, where=where)
+        self.strerror = message
 
 
 _KINDS = {

@@ -365,6 +365,8 @@ HONEST_NUMBERS = [
     ("0.000", 0),
     ("I think it is 42", 42),
     ("Part X: 42", 42),
+    ("a total of 42", 42),
+    ("out of 42", 42),
 ]
 
 
@@ -384,6 +386,8 @@ HONEST_UNITS = [
     ("100 degC", 212, "degF"),
     ("1000000001 km", 1000000001000, "m"),  # exact factor: exact comparison, both ways
     ("5 h", 300, "min"),
+    ("42 m in total", 42, "m"),  # "in" is prose here, not a second unit (inch)
+    ("42 in", 1.0668, "m"),
 ]
 
 
@@ -439,3 +443,46 @@ HONEST_CITATIONS = [
 def test_honest_citation_forms_stay_verified(answer: str) -> None:
     outcome = run_kind("web_receipt", answer=answer, receipts=SERVED)
     assert outcome.status is Status.VERIFIED, (answer, outcome.detail)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "SELECT printf(x'252e2a63', 100000000, 'x')",  # '%.*c' given as a blob
+        "SELECT format('%.*c', 100000000, 'x')",
+        "SELECT printf('%.99999999c', 'x')",
+        "SELECT zeroblob(100000000)",
+        "SELECT count(*) FROM t WHERE 'aaaa' LIKE '" + "%a" * 600 + "'",
+    ],
+)
+def test_one_long_opcode_cannot_outrun_the_limit(db: Path, answer: str) -> None:
+    started = time.monotonic()
+    outcome = run_kind(
+        "sql_query",
+        answer=answer,
+        base_dir=db.parent,
+        database=db.name,
+        query="SELECT count(*) FROM t",
+        compare="answer_query",
+        config=Config(sql_timeout=0.5),
+    )
+    assert outcome.status is Status.REFUTED, outcome.detail
+    assert time.monotonic() - started < 2.5
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "sqrt 42",
+        "square root of 42",
+        "the log of 42",
+        "not 42",
+        "42 squared",
+        "42 factorial",
+        "\u30fc42",  # katakana prolonged sound mark: looks like a minus
+        "\u250042",  # box drawing horizontal: looks like a minus
+    ],
+)
+def test_prose_operators_and_dash_lookalikes_are_not_ignored(answer: str) -> None:
+    outcome = _number(answer, value=42)
+    assert outcome.status is Status.REFUTED, (answer, outcome.detail)

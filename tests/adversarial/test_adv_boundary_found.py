@@ -10,6 +10,7 @@ honest task author writes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -21,8 +22,10 @@ import pytest
 from assay import CheckContext, Config, build_check
 from assay.sandbox import Limits, Sandbox
 from assay.sandbox._cgroup import hierarchy
+from assay.sandbox._folders import remove_tree
+from assay.status import Outcome
 from tests.adversarial.code_checks import run, sandbox, workspace
-from tests.helpers import R
+from tests.helpers import E, R, V
 
 CHECK = "from solution import answer\nassert answer() == 42"
 WRONG = "def answer():\n    return 41\n"
@@ -66,10 +69,6 @@ def _long_paths(ws: Path, levels: int = 16) -> None:
         os.close(folder_fd)
 
 
-@found(
-    "ENAMETOOLONG while staging a workspace escapes snapshot(): wrong work is `error`; stage "
-    "with dir_fd-relative calls and make any copy failure a finding about the workspace"
-)
 @pytest.mark.slow
 @pytest.mark.parametrize("rules", [True, False], ids=["limits_are_rules", "default"])
 def test_a_workspace_with_paths_too_long_to_stage(
@@ -79,14 +78,13 @@ def test_a_workspace_with_paths_too_long_to_stage(
     _long_paths(ws)
     monkeypatch.chdir(tmp_path)  # `assay check --workspace ws`: a relative workspace path
     check = build_check({"kind": "python", "code": CHECK, "limits_are_rules": rules})
-    outcome = check.run(CheckContext(workspace=Path("ws"), sandbox=sandbox()))
+    try:
+        outcome = check.run(CheckContext(workspace=Path("ws"), sandbox=sandbox()))
+    finally:
+        remove_tree(ws)  # pytest's own cleanup cannot reach past PATH_MAX
     assert outcome.status is R, outcome.detail[:200]
 
 
-@found(
-    "ENAMETOOLONG while staging a program's artifacts escapes stage_input(): `error`; stage "
-    "with dir_fd-relative calls and refute a submission that cannot be staged"
-)
 @pytest.mark.slow
 def test_program_artifacts_with_paths_too_long_to_stage(tmp_path: Path) -> None:
     task = tmp_path / "task"
@@ -101,13 +99,14 @@ def test_program_artifacts_with_paths_too_long_to_stage(tmp_path: Path) -> None:
             "kind": "program",
             "checker": "check.py",
             "artifacts": {"program": "tree"},
+            "result_channel": "fd",
             "timeout": 20,
             "memory_mb": 256,
         }
         context = CheckContext(workspace=ws, base_dir=task, sandbox=sandbox())
         outcome = build_check(spec).run(context)
     finally:
-        shutil.rmtree(ws)
+        remove_tree(ws)
     assert outcome.status is R, outcome.detail[:200]
 
 
@@ -120,12 +119,9 @@ def test_program_artifacts_with_paths_too_long_to_stage(tmp_path: Path) -> None:
 # kind already refutes an oversized submission ("its size is a property of the work").
 # Fix: ``staged_workspace`` takes ``limits_are_rules`` and refutes when it is set (better:
 # always refute, as ``program`` does: the workspace is the work).
+# Closed: ``staged_workspace`` now refutes (these tests pass).
 
 
-@found(
-    "staging caps (depth, entries, max_staged_mb) give inconclusive even with "
-    "limits_are_rules: true; they must refute like every other limit"
-)
 @pytest.mark.parametrize("shape", ["deep", "large"])
 def test_a_workspace_over_the_staging_caps_under_rules(shape: str, tmp_path: Path) -> None:
     files = {"solution.py": WRONG}
@@ -146,33 +142,42 @@ def test_a_workspace_over_the_staging_caps_under_rules(shape: str, tmp_path: Pat
 # ``program``'s /output is writable by every process of the sandbox, all one uid. A checker
 # that runs the submitted program (the usual way to judge a program) gives it /output: a
 # detached child of the submission keeps replacing /output/result.json with "verified" until
-# the sandbox is torn down, after the checker wrote "refuted" and exited 0. Measured: verified
-# 5 times out of 5. The checker cannot protect itself: the seccomp filter (rightly) forbids the
-# namespaces it would need for a sandbox of its own, and there is no second uid. Fix: the
-# verdict travels on a descriptor only the checker's first process holds (e.g. fd 3, a pipe the
-# parent reads; subprocess's default close_fds keeps it from the submission), or assay offers
-# checkers a helper that runs a submission in a separate sandbox (other uid, no /output), and
-# the README says which.
+# the sandbox is torn down, after the checker wrote "refuted" and exited 0 (measured: verified
+# 5 times out of 5 with ``result_channel: "file"``). Closed by ``result_channel: "fd"``: the
+# verdict travels on descriptor 3, a unix socket only the checker's first process holds
+# (``subprocess`` closes it in the submission; a socket cannot be reopened through
+# /proc/PID/fd; ptrace and pidfd_getfd are refused), and /output/result.json is ignored. The
+# forger below tries all three ways in; the wrong program is refuted, the right one verified.
 
 CHECKER = """\
-import json, subprocess, sys
-from pathlib import Path
+import json, os, subprocess, sys
 out = subprocess.run(["python3", "/input/artifacts/program/solve.py"],
                      capture_output=True, text=True, timeout=10)
 ok = out.stdout.strip() == "42"
-Path("/output/result.json").write_text(json.dumps(
-    {"result": "verified" if ok else "refuted", "summary": "printed " + out.stdout.strip()[:20]}))
+verdict = {"result": "verified" if ok else "refuted", "summary": "printed " + out.stdout.strip()[:20]}
+os.write(int(os.environ["ASSAY_RESULT_FD"]), json.dumps(verdict).encode())
 sys.exit(0)
 """
 
-FORGER = """\
+FORGE = """\
 import json, os, time
+data = json.dumps({"result": "verified", "summary": "forged"})
+checker = os.getppid()
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
         for fd in (0, 1, 2):
             os.close(fd)
-        data = json.dumps({"result": "verified", "summary": "forged"})
+        for way in ("/dev/fd/3", f"/proc/{checker}/fd/3"):
+            try:
+                with open(way, "w") as f:
+                    f.write(data)
+            except OSError:
+                pass
+        try:
+            os.write(3, data.encode())
+        except OSError:
+            pass
         end = time.monotonic() + 8
         while time.monotonic() < end:
             try:
@@ -182,30 +187,83 @@ if os.fork() == 0:
             except OSError:
                 pass
     os._exit(0)
-print(41)
 """
+FORGER = FORGE + "print(41)\n"
 
 
-@found(
-    "a checker that runs the submission shares /output with it: the submission forges "
-    "result.json and a wrong program is verified; carry the verdict on a descriptor only the "
-    "checker holds, or run submissions in a separate sandbox"
-)
-@pytest.mark.slow
-def test_a_submission_run_by_its_checker_forges_the_result(tmp_path: Path) -> None:
+def _program_outcome(tmp_path: Path, checker: str, solve: str, **extra: object) -> Outcome:
     task = tmp_path / "task"
     task.mkdir()
-    (task / "check.py").write_text(CHECKER)
-    ws = workspace(tmp_path, {"solve.py": FORGER})
+    (task / "check.py").write_text(checker)
+    ws = workspace(tmp_path, {"solve.py": solve})
     spec = {
         "kind": "program",
         "checker": "check.py",
         "artifacts": {"program": "solve.py"},
         "timeout": 20,
         "memory_mb": 256,
+        **extra,
     }
-    outcome = build_check(spec).run(CheckContext(workspace=ws, base_dir=task, sandbox=sandbox()))
+    return build_check(spec).run(CheckContext(workspace=ws, base_dir=task, sandbox=sandbox()))
+
+
+@pytest.mark.slow
+def test_a_submission_run_by_its_checker_forges_the_result(tmp_path: Path) -> None:
+    outcome = _program_outcome(tmp_path, CHECKER, FORGER, result_channel="fd")
     assert outcome.status is R, outcome.detail
+    assert outcome.detail == "printed 41"
+
+
+@pytest.mark.slow
+def test_the_file_channel_is_still_forgeable(tmp_path: Path) -> None:
+    """The reason "fd" exists: the same forger against a checker using /output/result.json."""
+    file_checker = CHECKER.replace(
+        'os.write(int(os.environ["ASSAY_RESULT_FD"]), json.dumps(verdict).encode())',
+        'open("/output/result.json", "w").write(json.dumps(verdict))',
+    )
+    outcome = _program_outcome(tmp_path, file_checker, FORGER)
+    assert outcome.status in (V, R), outcome.detail  # verified when the forger wins the race
+
+
+# A SAT-like checker (examples/checkers/sat, but the submission is a solver it runs) over
+# result_channel "fd": a solver that prints a falsifying assignment and forges the result is
+# refuted, a solver that prints a satisfying one is verified, whether it forges or not.
+SAT_CHECKER = """\
+import json, os, subprocess, sys
+CLAUSES = [[1, -2], [2, 3], [-1, -3]]
+def conclude(result, summary):
+    os.write(int(os.environ["ASSAY_RESULT_FD"]), json.dumps(
+        {"result": result, "summary": summary}).encode())
+    sys.exit(0)
+out = subprocess.run(["python3", "/input/artifacts/program/solve.py"],
+                     capture_output=True, text=True, timeout=10)
+try:
+    values = {abs(int(t)): int(t) > 0 for t in out.stdout.split() if int(t) != 0}
+except ValueError:
+    conclude("refuted", "not an assignment")
+if sorted(values) != [1, 2, 3]:
+    conclude("refuted", "not every variable is assigned")
+for clause in CLAUSES:
+    if not any(values[abs(x)] == (x > 0) for x in clause):
+        conclude("refuted", f"clause {clause} is false")
+conclude("verified", "all clauses are satisfied")
+"""
+SAT_SOLVERS = {
+    "falsifying_forger": (FORGE + "print('1 2 3 0')\n", R),
+    "satisfying_forger": (FORGE + "print('1 2 -3 0')\n", V),
+    "satisfying": ("print('1 2 -3 0')\n", V),
+    "falsifying": ("print('-1 -2 -3 0')\n", R),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", sorted(SAT_SOLVERS))
+def test_a_sat_checker_running_its_submission_over_the_fd_channel(
+    solver: str, tmp_path: Path
+) -> None:
+    code, expected = SAT_SOLVERS[solver]
+    outcome = _program_outcome(tmp_path, SAT_CHECKER, code, result_channel="fd")
+    assert outcome.status is expected, outcome.detail
 
 
 KILLER = """\
@@ -215,25 +273,14 @@ print(41)
 """
 
 
-@found(
-    "a submission run by its checker kills the checker (same uid, same sandbox): `error` "
-    '("the checker was killed"), which no policy refutes; run submissions apart from the checker'
-)
+# A submission run by its checker can still kill it (same uid, same sandbox). Documented: the
+# check is then `error` (the checker failed), never a verdict; a trainer masks it. This test
+# pins that it stays error, not verified.
 @pytest.mark.slow
 def test_a_submission_run_by_its_checker_kills_it(tmp_path: Path) -> None:
-    task = tmp_path / "task"
-    task.mkdir()
-    (task / "check.py").write_text(CHECKER)
-    ws = workspace(tmp_path, {"solve.py": KILLER})
-    spec = {
-        "kind": "program",
-        "checker": "check.py",
-        "artifacts": {"program": "solve.py"},
-        "timeout": 20,
-        "memory_mb": 256,
-    }
-    outcome = build_check(spec).run(CheckContext(workspace=ws, base_dir=task, sandbox=sandbox()))
-    assert outcome.status is R, outcome.detail
+    outcome = _program_outcome(tmp_path, CHECKER, KILLER, result_channel="fd")
+    assert outcome.status is E, outcome.detail
+    assert "137" in outcome.detail  # bwrap reports its child's SIGKILL as exit 128 + 9
 
 
 # 4. A sacrificial process hits a real limit; the wrong answer is then masked ------------------
@@ -247,10 +294,10 @@ def test_a_submission_run_by_its_checker_kills_it(tmp_path: Path) -> None:
 # failed on a value it received (an AssertionError or a failed test in the check's own
 # frames, not a proxy error from a dead candidate); the parent then refutes whatever the
 # counters say, and names a limit only when the judge's own call into the candidate failed.
-# Instance "huge_return": the candidate returns 150 MiB of text under memory_mb 128; a process
+# Closed for "threads" and "oom_child" (the judge's ``check_failed`` report); still open:
+# instance "huge_return": the candidate returns 150 MiB of text under memory_mb 128; a process
 # of the run (candidate or judge) is OOM-killed while it crosses, and the wrong value is never
-# compared. Fix: the proxy caps
-# what may cross back (a reply over a fraction of memory_mb is refuted as too large to judge,
+# compared. Fix: the proxy caps what may cross back (a reply over a fraction of memory_mb is refuted as too large to judge,
 # read in bounded chunks before it is built).
 
 SACRIFICES = {
@@ -284,41 +331,74 @@ def answer():
 }
 
 
-@found(
-    "a sacrificial thread flood or OOM-killed child makes a failed assertion on a returned "
-    "value inconclusive; a limit must not override a verdict the judge reached itself"
+HUGE = found(
+    "a 150 MiB return value OOM-kills a process of the run while it crosses, so the wrong "
+    "value is never compared (inconclusive); the proxy must cap what crosses back"
 )
+
+
 @needs_cgroup
-@pytest.mark.parametrize("name", sorted(SACRIFICES))
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=HUGE) if n == "huge_return" else n for n in sorted(SACRIFICES)],
+)
 def test_a_sacrificial_limit_masks_a_wrong_answer(name: str, tmp_path: Path) -> None:
     spec = {"kind": "python", "code": CHECK, "memory_mb": 128}
     outcome = run(tmp_path, {"solution.py": SACRIFICES[name]}, spec)
     assert outcome.status is R, outcome.detail
 
 
-# 5. "cpu" is named from the whole cgroup's CPU time, but RLIMIT_CPU is per process ------------
-#
-# Two processes each use 0.7 s of CPU under a 1 s limit (neither is near it) and the run
-# fails: the parent reports the CPU limit (cgroup total 1.4 s >= 0.95 s). Any parallel
-# solution that fails is misreported as a CPU limit. Fix: compare the cgroup total with a
-# whole-run CPU budget enforced on the cgroup (cpu.max / a parent-side kill at that total), or
-# name "cpu" only when a process of the run was killed by SIGXCPU/SIGKILL and the parent
-# measured that process's own CPU time (wait4 rusage of the reaped process) at the limit.
+# Shell instance: bash reached the check's last line and reported status 1 there (the report
+# datagram arrived), so the check itself concluded; fix: when the shell judge got that report,
+# its status decides and the cgroup's counters are not read (as ``check_failed`` for python).
+SLEEPERS = """\
+#!/bin/bash
+for i in $(seq 80); do setsid sleep 30 </dev/null >/dev/null 2>&1 & done 2>/dev/null
+echo 41
+"""
 
 
 @found(
-    "the CPU limit is named from the cgroup's total CPU time while RLIMIT_CPU binds per "
-    "process: two processes at 0.7 s of a 1 s limit are reported as the CPU limit"
+    "shell: a solve.sh that leaves 80 sleepers filling the task budget, then prints 41, makes "
+    "the failed comparison inconclusive (process limit); the comparison failed, not a fork"
 )
 @needs_cgroup
+def test_a_sacrificial_limit_in_a_shell_check(tmp_path: Path) -> None:
+    spec = {"kind": "shell", "code": 'out=$(./solve.sh); [ "$out" = 42 ]', "memory_mb": 200}
+    outcome = run(tmp_path, {"solve.sh": SLEEPERS}, spec)
+    assert outcome.status is R, outcome.detail
+
+
+# 5. "cpu" was named from the whole cgroup's CPU time, but RLIMIT_CPU bound per process -------
+#
+# Two processes each used 0.7 s of CPU under a 1 s limit (neither near it) and the run failed:
+# the parent reported the CPU limit (cgroup total 1.4 s >= 0.95 s). Closed: ``cpu_seconds`` is
+# now the whole run's CPU time, enforced by the parent (it reads the cgroup's counter every
+# 0.1 s and kills the run once it is over), and "cpu" is named only when the parent did that.
+# The first test keeps a failing run just under the whole-run limit (above the old 95 % rule).
+
+
+@needs_cgroup
 def test_cpu_time_summed_over_processes_is_not_the_cpu_limit() -> None:
-    burn = "import time\nwhile time.process_time() < 0.7: pass"
+    burn = "import time\nwhile time.process_time() < 1.9: pass"
     py = os.path.realpath(sys.executable)
     command = f"{py} -c '{burn}' & {py} -c '{burn}' & wait; exit 1"
-    limits = Limits(timeout=20, cpu_seconds=1, memory_mb=256)
+    limits = Limits(timeout=30, cpu_seconds=4, memory_mb=256)
     result = Sandbox(backend="bwrap").run(["/bin/sh", "-c", command], limits=limits)
     assert result.exit_code == 1, result.output
     assert result.limit is None, (result.limit, result.cpu_seconds)
+
+
+@needs_cgroup
+def test_cpu_time_of_the_whole_run_is_the_cpu_limit() -> None:
+    """Two processes at 1 s each under a 1 s whole-run limit: the parent kills the run."""
+    burn = "import time\nwhile time.process_time() < 1: pass"
+    py = os.path.realpath(sys.executable)
+    command = f"{py} -c '{burn}' & {py} -c '{burn}' & wait; exit 0"
+    limits = Limits(timeout=30, cpu_seconds=1, memory_mb=256)
+    result = Sandbox(backend="bwrap").run(["/bin/sh", "-c", command], limits=limits)
+    assert result.limit == "cpu", (result.limit, result.cpu_seconds, result.output)
+    assert result.cpu_seconds is not None and 1.0 <= result.cpu_seconds < 1.8, result.cpu_seconds
 
 
 # 6. The stale-scratch sweep deletes through a symlink swapped in by another local user ---------
@@ -336,11 +416,6 @@ def test_cpu_time_summed_over_processes_is_not_the_cpu_limit() -> None:
 # ``shutil.rmtree``'s safe variant does, so a swapped-in link is never followed.
 
 
-@found(
-    "the stale-scratch sweep runs remove_tree (path-based) as root over attacker-created "
-    "folders in the shared tmp: a dir swapped for a symlink makes it delete and chmod the "
-    "link's target; sweep only own 0700 folders and descend by dir_fd with O_NOFOLLOW"
-)
 def test_the_scratch_sweep_never_follows_a_swapped_link(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -353,6 +428,7 @@ def test_the_scratch_sweep_never_follows_a_swapped_link(
     (victim / "precious.txt").write_text("keep me")
     planted = shared / "assay-checker-999999999-x"
     (planted / "a").mkdir(parents=True)
+    planted.chmod(0o700)  # as mkdtemp makes it, so the sweep takes it
     real_scandir = os.scandir
 
     class Listing:
@@ -361,7 +437,7 @@ def test_the_scratch_sweep_never_follows_a_swapped_link(
         def __init__(self, path: object) -> None:
             with real_scandir(path) as found:  # type: ignore[call-overload]
                 self.entries = list(found)
-            if str(path) == str(planted) and (planted / "a").is_dir():
+            if _names(path) == str(planted) and (planted / "a").is_dir():
                 (planted / "a").rmdir()
                 (planted / "a").symlink_to(victim)
 
@@ -372,10 +448,37 @@ def test_the_scratch_sweep_never_follows_a_swapped_link(
             return None
 
     monkeypatch.setattr(os, "scandir", Listing)  # _folders calls os.scandir
-    _folders.sweep_stale(shared, "assay-checker-", lambda pid: False)
+    removed = _folders.sweep_stale(shared, "assay-checker-", lambda pid: False)
     monkeypatch.undo()
     assert (victim / "precious.txt").exists(), "the sweep deleted a file through a symlink"
     assert victim.stat().st_mode & 0o777 == 0o755
+    assert removed == 1 and not planted.exists(), "the swap was never played"
+
+
+def _names(path: object) -> str:
+    """The folder an os.scandir argument names (a path, or a descriptor of an open folder)."""
+    if isinstance(path, int):
+        return os.readlink(f"/proc/self/fd/{path}")
+    return str(path)
+
+
+@pytest.mark.parametrize("shape", ["mode_0755", "a_link"])
+def test_the_scratch_sweep_takes_only_its_own_private_folders(shape: str, tmp_path: Path) -> None:
+    """A folder of the right name that mkdtemp did not make (not 0700, or a link) is left."""
+    from assay.sandbox import _folders
+
+    shared, victim = tmp_path / "tmp", tmp_path / "victim"
+    shared.mkdir()
+    victim.mkdir(mode=0o700)
+    (victim / "precious.txt").write_text("keep me")
+    planted = shared / "assay-checker-999999999-x"
+    if shape == "a_link":
+        planted.symlink_to(victim)
+    else:
+        planted.mkdir(mode=0o755)
+        (planted / "precious.txt").write_text("keep me")
+    assert _folders.sweep_stale(shared, "assay-checker-", lambda pid: False) == 0
+    assert (planted / "precious.txt").exists()
 
 
 # 7. Socket families that --unshare-net does not isolate are open to the sandbox ---------------
@@ -409,10 +512,6 @@ except OSError as exc:
 """
 
 
-@found(
-    "socket(AF_VSOCK) is allowed in the sandbox; vsock is not isolated by --unshare-net "
-    "(reachability not tried: loopback-only rule); refuse non-IP, non-unix families in seccomp"
-)
 @pytest.mark.skipif(not _host_has_vsock(), reason="this kernel has no AF_VSOCK sockets at all")
 def test_a_vsock_socket_cannot_be_created() -> None:
     py = os.path.realpath(sys.executable)
@@ -420,6 +519,43 @@ def test_a_vsock_socket_cannot_be_created() -> None:
         [py, "-I", "-S", "-c", VSOCK], limits=Limits(timeout=20, memory_mb=256)
     )
     assert result.output.startswith("refused"), result.output
+
+
+FAMILIES = """
+import socket
+for name, family, kind in (("unix", socket.AF_UNIX, socket.SOCK_STREAM),
+                           ("inet", socket.AF_INET, socket.SOCK_STREAM),
+                           ("inet6", socket.AF_INET6, socket.SOCK_DGRAM),
+                           ("netlink", socket.AF_NETLINK, socket.SOCK_RAW),
+                           ("packet", socket.AF_PACKET, socket.SOCK_RAW),
+                           ("vsock", getattr(socket, "AF_VSOCK", 40), socket.SOCK_STREAM)):
+    try:
+        socket.socket(family, kind).close()
+        print(name, "created")
+    except OSError as exc:
+        print(name, "refused", exc.errno)
+a, b = socket.socketpair()
+print("socketpair created")
+try:
+    socket.socketpair(socket.AF_INET)
+except OSError as exc:
+    print("socketpair_inet refused", exc.errno)
+"""
+
+
+def test_only_unix_and_ip_sockets_can_be_created() -> None:
+    """The seccomp filter answers EAFNOSUPPORT (97) for every other family, on any kernel."""
+    import errno
+
+    py = os.path.realpath(sys.executable)
+    result = Sandbox(backend="bwrap").run(
+        [py, "-I", "-S", "-c", FAMILIES], limits=Limits(timeout=20, memory_mb=256)
+    )
+    lines = set(result.output.splitlines())
+    for allowed in ("unix", "inet", "inet6", "socketpair"):
+        assert f"{allowed} created" in lines, result.output
+    for refused in ("netlink", "packet", "vsock"):
+        assert f"{refused} refused {errno.EAFNOSUPPORT}" in lines, result.output
 
 
 # 8. Sparse evidence files: the verifier hashes far more than /output can hold -----------------
@@ -442,10 +578,6 @@ open("/output/result.json", "w").write(json.dumps({"result": "refuted", "summary
 """
 
 
-@found(
-    "sparse evidence files make the verifier hash up to 1,000 x 64 MiB outside any limit; "
-    "cap the total hashed at /output's size"
-)
 def test_sparse_evidence_is_not_hashed_past_the_output_cap(tmp_path: Path) -> None:
     task = tmp_path / "task"
     task.mkdir()
@@ -455,6 +587,7 @@ def test_sparse_evidence_is_not_hashed_past_the_output_cap(tmp_path: Path) -> No
     outcome = build_check(spec).run(CheckContext(workspace=ws, base_dir=task, sandbox=sandbox()))
     hashed = sum(f["size"] for f in (outcome.evidence or {}).get("evidence_files", []))
     assert hashed <= 64 * 1024 * 1024, (outcome.status, hashed)
+    assert outcome.status is E and "together" in outcome.detail, outcome.detail
 
 
 # 9. A FIFO as /output/result.json hangs the verifier forever ---------------------------------
@@ -469,10 +602,6 @@ def test_sparse_evidence_is_not_hashed_past_the_output_cap(tmp_path: Path) -> No
 FIFO_CHECKER = 'import os\nos.mkfifo("/output/result.json")\n'
 
 
-@found(
-    "a FIFO at /output/result.json blocks the verifier's open() forever (no O_NONBLOCK in "
-    "_read_no_follow); open non-blocking and check S_ISREG on the descriptor"
-)
 @pytest.mark.slow
 def test_a_fifo_result_does_not_hang_the_verifier(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -496,6 +625,8 @@ def test_a_fifo_result_does_not_hang_the_verifier(
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     thread.join(20)
     assert not hung, "the verifier was still blocked 20 s after a 10 s checker timeout"
+    outcome = check.run(context)  # the same run again, for its status: the checker misbehaved
+    assert outcome.status is E and "result.json" in outcome.detail, outcome.detail
 
 
 # 10. `assay verify` reads the submission whole, whatever it is -------------------------------
@@ -514,10 +645,6 @@ def _limited_address_space() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
 
-@found(
-    "`assay verify` reads the candidate's submission with read_bytes(): a FIFO hangs it and "
-    "/dev/zero exhausts memory; read it with read_regular (capped, regular files only)"
-)
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", ["fifo", "dev_zero"])
 def test_verify_refuses_a_submission_that_is_not_a_regular_file(shape: str, tmp_path: Path) -> None:
@@ -536,9 +663,107 @@ def test_verify_refuses_a_submission_that_is_not_a_regular_file(shape: str, tmp_
             [str(assay), "verify", str(submission), str(key)],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=15,
             preexec_fn=_limited_address_space,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail("assay verify was still reading the submission after 30 s")
+        pytest.fail("assay verify was still reading the submission after 15 s")
     assert done.returncode == 2, done.stderr[-300:]
+    assert "not a regular file" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+# 11. Staging follows a folder swapped for a symlink while the workspace is copied -------------
+#
+# ``snapshot`` runs as root (the verifier) and works on path strings: it lists a folder, then
+# opens each subfolder by its full path. An agent process still running beside the
+# verification (a leftover background job in its environment) can replace ``ws/sub`` with a
+# symlink to any folder root can read (another task's references, a hidden check's folder)
+# between the listing and the descent: the staged copy then holds that folder's files, and the
+# checked code reads them at /workspace/sub. The test plays the winning swap deterministically.
+# Fix: descend by descriptor (``os.open(name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+# dir_fd=parent)``, ``os.scandir(fd)``, files opened with ``dir_fd``), so a swapped-in link
+# fails to open instead of being followed (the same fix as 1 and 6).
+
+
+def test_staging_never_copies_through_a_swapped_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.sandbox import StagingTooLarge, snapshot
+
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "hidden_check.py").write_text("assert answer() == 42\n")
+    ws = workspace(tmp_path, {"solution.py": WRONG, "sub/x.txt": "x"})
+    real_scandir = os.scandir
+
+    class Listing:
+        """os.scandir for the workspace: list it, then let the agent win the race."""
+
+        def __init__(self, path: object) -> None:
+            with real_scandir(path) as found:  # type: ignore[call-overload]
+                self.entries = list(found)
+            sub = ws / "sub"
+            if _names(path) == str(ws) and sub.is_dir() and not sub.is_symlink():
+                shutil.rmtree(sub)
+                sub.symlink_to(secret)
+
+        def __enter__(self) -> list[os.DirEntry[str]]:
+            return self.entries
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(os, "scandir", Listing)  # _staging calls os.scandir
+    # Depending on when the swap lands, the link is copied as a link (it resolves to nothing
+    # in the sandbox) or the copy is refused as a change mid-copy (a finding about the work).
+    with contextlib.suppress(StagingTooLarge):
+        snapshot(ws, tmp_path / "staged", 1 << 20)
+    monkeypatch.undo()
+    assert (ws / "sub").is_symlink(), "the swap was never played"
+    copied = tmp_path / "staged" / "sub"
+    # A link is copied as a link (inside the sandbox it resolves to nothing); never a copy of
+    # what it pointed at.
+    assert copied.is_symlink() or not os.path.lexists(copied), "root copied the link's target"
+
+
+# 12. Staging folders of a killed verifier are swept like checker scratch folders ---------------
+
+
+def test_staging_folders_of_a_killed_verifier_are_swept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.sandbox import _sandbox
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    left = Path(tempfile.mkdtemp(prefix="assay-run-999999999-"))  # a dead pid, 0700
+    (left / "workspace" / "deep").mkdir(parents=True)
+    (left / "workspace" / "deep" / "f").write_text("x")
+    alive = Path(tempfile.mkdtemp(prefix=f"assay-run-{os.getpid()}-"))
+    _sandbox._sweep_folders_once.cache_clear()
+    try:
+        assert _sandbox._sweep_folders_once() == 1
+    finally:
+        _sandbox._sweep_folders_once.cache_clear()
+    assert not left.exists() and alive.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("channel", ["fd", "file"])
+def test_conformance_runs_with_the_checkers_result_channel(channel: str, tmp_path: Path) -> None:
+    """The SAT example checker, rewritten to conclude on descriptor 3, reproduces its fixtures
+    over "fd" and none over "file" (its /output/result.json is never written)."""
+    from assay.sandbox._conform import conform
+
+    example = Path(__file__).parents[2] / "examples" / "checkers" / "sat"
+    source = (example / "check.py").read_text()
+    old = '(OUTPUT / "result.json").write_text(json.dumps('
+    assert old in source
+    checker = tmp_path / "check.py"
+    checker.write_text(
+        source.replace(old, "os.write(3, str.encode(json.dumps(", 1).replace(
+            "**extra}))\n", "**extra})))\n", 1
+        )
+    )
+    results = conform(checker, example / "fixtures", result_channel=channel)
+    reproduced = sum(r.passed for r in results)
+    assert reproduced == (len(results) if channel == "fd" else 0), [r.detail for r in results]

@@ -1,9 +1,11 @@
-"""Found by the adversarial review of the new judge (helper "adv-runner"): wrong work that is
+"""Found by the adversarial review of the new judge (helper "adv-runner"): wrong work that was
 still verified, or a refutation masked, after issue 7 items 3-7 and 10 and issue 15 item 2.
 
-Every test states the status the attack must get and is marked ``xfail(strict=True)`` until the
-class is closed: when a fix lands, the xfail turns into an unexpected pass and must be removed.
-Each attack is a wrong solution; the checks are what an honest task author writes.
+Each attack is a wrong solution; the checks are what an honest task author writes. Fixed by
+helper "runner-fix" (classes A, A2, B, C, D, E, F in part, G, H, I): those tests now pass.
+What is not fixed stays ``xfail(strict=True)`` with its reason (doctests of a workspace
+module; a returned container that aliases state kept in the candidate's process). Section 10
+pins that honest work of the same shapes is still verified.
 """
 
 from __future__ import annotations
@@ -140,6 +142,11 @@ DOCTEST_CHECKS = {
 }
 
 
+@found(
+    "not fixed (documented): doctest.testmod(solve) introspects the RemoteModule, whose "
+    "__dict__ holds no candidate names: 0 examples attempted. Doctests the candidate writes are "
+    "not evidence anyway; write the examples into the check"
+)
 @pytest.mark.parametrize("name", sorted(DOCTEST_CHECKS))
 def test_doctests_of_a_workspace_module_are_run(tmp_path: Path, name: str) -> None:
     spec = {"kind": "python", "code": DOCTEST_CHECKS[name]}
@@ -281,6 +288,13 @@ def test_an_unstageable_workspace_is_refuted_when_limits_are_rules(
 
 # 8. Value semantics lost at the boundary: aliasing and in-place mutation ------------------------
 
+# Shared rows, in-place changes to arguments and a returned argument now cross (back-references,
+# changed arguments sent back and applied, "argument i"); a container that stays in the
+# candidate's process (its object's state) still arrives as a copy.
+LEAKED_STATE = (
+    "not fixed (documented): a returned container is a copy; aliasing with state that stays "
+    "in the candidate's process (an object's internal list) cannot be observed: return a handle"
+)
 ALIASING = {
     "shared_rows": (
         "def grid(n):\n    return [[0] * n] * n\n",
@@ -311,7 +325,13 @@ ALIASING = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(ALIASING))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=found(LEAKED_STATE)) if n == "internal_list_leaks" else n
+        for n in sorted(ALIASING)
+    ],
+)
 def test_aliasing_and_mutation_bugs_are_still_seen(tmp_path: Path, name: str) -> None:
     source, check = ALIASING[name]
     assert _status(tmp_path, {"solve.py": source}, {"kind": "python", "code": check}) is (
@@ -334,3 +354,144 @@ def test_a_chatty_correct_solution_is_verified(tmp_path: Path, rules: bool) -> N
         "limits_are_rules": rules,
     }
     assert _status(tmp_path, {"solve.py": source}, spec) is Status.VERIFIED
+
+
+# 10. After the fixes: honest work in the same shapes is still verified --------------------------
+
+PLAIN_PICKLE = "(dp0\nVa\np1\n(lp2\nI1\naI2\nas."  # pickle.dumps({"a": [1, 2]}, protocol=0)
+
+HONEST = {
+    "src_layout_module": (
+        {"src/solve.py": "def f(x):\n    return x * x\n"},
+        "import sys\nsys.path.insert(0, 'src')\nfrom solve import f\nassert f(2) == 4\n",
+    ),
+    "src_layout_package": (
+        {"src/pkg/__init__.py": "", "src/pkg/mod.py": "def f(x):\n    return x * x\n"},
+        "import sys\nsys.path.insert(0, 'src')\nfrom pkg.mod import f\nassert f(2) == 4\n",
+    ),
+    "plain_data_pickle": (
+        {"data.pkl": PLAIN_PICKLE},
+        "import pickle\nwith open('data.pkl', 'rb') as fh:\n    assert pickle.load(fh) == {'a': [1, 2]}\n",
+    ),
+    "star_import_of_own_names": (
+        {
+            "solve.py": "import math\nfrom math import sqrt\nLIMIT = 3\ndef f(x):\n    return x * x\n"
+        },
+        "from solve import *\nassert f(2) == 4 and LIMIT == 3\n"
+        "assert 'math' not in dir() and 'sqrt' not in dir()\n",
+    ),
+    "pytest_class_with_setup": (
+        {"solve.py": "def f(x):\n    return x * x\n"},
+        "from solve import f\nclass TestF:\n    def setup_method(self, method):\n"
+        "        self.x = 2\n    def test_two(self):\n        assert f(self.x) == 4\n",
+    ),
+    "in_place_api": (
+        {"solve.py": "def sort_in_place(xs):\n    xs.sort()\n"},
+        "from solve import sort_in_place\nd = [3, 1, 2]\nsort_in_place(d)\nassert d == [1, 2, 3]\n",
+    ),
+    "nested_in_place_keeps_rows": (
+        {"solve.py": "def bump(g, by=1):\n    g[0][0] += by\n"},
+        "from solve import bump\ng = [[0, 0], [0, 0]]\nrow = g[0]\nbump(g, by=2)\n"
+        "assert row == [2, 0] and g[1] == [0, 0] and g[0] is row\n",
+    ),
+    "returns_its_argument": (
+        {"solve.py": "def add(xs, d):\n    xs.append(1)\n    d['k'] = 2\n    return xs\n"},
+        "from solve import add\nd, m = [], {}\nassert add(d, d=m) is d\nassert d == [1] and m == {'k': 2}\n",
+    ),
+    "independent_rows": (
+        {"solve.py": "def grid(n):\n    return [[0] * n for _ in range(n)]\n"},
+        "from solve import grid\ng = grid(3)\ng[0][0] = 1\nassert g[1][0] == 0\n",
+    ),
+    "reads_workspace_data": (
+        {"answer.txt": "42\n"},
+        "with open('answer.txt') as fh:\n    assert fh.read().strip() == '42'\n",
+    ),
+    "introspection": (
+        {"solve.py": 'def f(x):\n    "Square."\n    return x * x\n'},
+        "import solve\nassert callable(solve.f) and solve.f.__doc__ == 'Square.'\n"
+        "assert solve.f.__name__ == 'f' and not callable(solve.f(2))\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_work_in_the_same_shapes_is_verified(tmp_path: Path, name: str) -> None:
+    files, check = HONEST[name]
+    outcome = run(tmp_path, files, {"kind": "python", "code": check})
+    assert outcome.status is Status.VERIFIED, outcome.detail
+
+
+@pytest.mark.parametrize(("value", "status"), [("4", Status.VERIFIED), ("debug", Status.REFUTED)])
+def test_only_the_checks_own_output_is_matched(tmp_path: Path, value: str, status: Status) -> None:
+    source = "def f(x):\n    print('debug', x)\n    return x * x\n"
+    spec = {"kind": "python", "code": "from solve import f\nprint(f(2))\n", "value": value}
+    assert _status(tmp_path, {"solve.py": source}, spec) is status
+
+
+LOADERS = {
+    "runpy_run_path": "import runpy\nf = runpy.run_path('solve.py')['f']\nassert f(2) == 4\n",
+    "spec_from_file_location": (
+        "import importlib.util\nspec = importlib.util.spec_from_file_location('s', 'solve.py')\n"
+        "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+        "assert module.f(2) == 4\n"
+    ),
+    "site_addsitedir_pth": "import site\nsite.addsitedir('.')\nfrom solve import f\nassert f(2) == 4\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOADERS))
+def test_the_judge_never_loads_workspace_code_itself(tmp_path: Path, name: str) -> None:
+    files = {"solve.py": FRAME_WALK, "evil.pth": "import os; os._exit(0)\n"}
+    outcome = run(tmp_path, files, {"kind": "python", "code": LOADERS[name]})
+    assert outcome.status is Status.REFUTED, outcome.detail
+    assert "in the judge" in outcome.detail
+
+
+def test_a_limit_that_kills_the_candidates_process_stays_a_limit(tmp_path: Path) -> None:
+    source = (
+        "def answer():\n    hog = []\n    while True:\n        hog.append(bytearray(16 << 20))\n"
+    )
+    spec = {
+        "kind": "python",
+        "code": "from solution import answer\nassert answer() == 42\n",
+        "memory_mb": 256,
+    }
+    outcome = run(tmp_path, {"solution.py": source}, spec)
+    assert outcome.status is Status.INCONCLUSIVE, outcome.detail
+    assert "memory" in outcome.detail
+
+
+def test_a_side_limit_does_not_mask_a_refusal(tmp_path: Path) -> None:
+    """A refusal by the proxy (a lying int) is a finding too, whatever a child hit."""
+    source = SIDE_LIMITS["process_limit"].replace("return 41", "return L(41)")
+    source += "class L(int):\n    def __eq__(self, other):\n        return True\n"
+    spec = {
+        "kind": "python",
+        "code": "from solution import answer\nassert answer() == 42\n",
+        "memory_mb": 256,
+    }
+    outcome = run(tmp_path, {"solution.py": source}, spec)
+    assert outcome.status is Status.REFUTED, outcome.detail
+    assert "subclass of int" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("source", "status"),
+    [("def f(x):\n    return x * x\n", Status.VERIFIED), (LYING_INT, Status.REFUTED)],
+    ids=["correct", "lying_int"],
+)
+def test_a_zip_on_the_checks_sys_path_is_proxied(
+    tmp_path: Path, source: str, status: Status
+) -> None:
+    import zipfile
+
+    from assay import CheckContext, build_check
+    from tests.adversarial.code_checks import sandbox, workspace
+
+    ws = workspace(tmp_path, {})
+    with zipfile.ZipFile(ws / "lib.zip", "w") as archive:
+        archive.writestr("solve.py", source)
+    code = "import sys\nsys.path.insert(0, 'lib.zip')\nfrom solve import f\nassert f(2) == 4\n"
+    check = build_check({"kind": "python", "code": code, "timeout": 20})
+    outcome = check.run(CheckContext(workspace=ws, sandbox=sandbox()))
+    assert outcome.status is status, outcome.detail

@@ -173,7 +173,7 @@ def test_what_a_killed_verifier_left_is_removed_by_the_next(tmp_path: Path, scra
     dead = subprocess.Popen(["true"])
     dead.wait()
     left = scratch / f"assay-checker-{dead.pid}-stale"
-    left.mkdir()
+    left.mkdir(mode=0o700)  # as mkdtemp makes it: the sweep takes only such folders
     CappedFolder(left / "output", 1 << 20, 100, os.getuid())  # mounted, never closed
     assert str(left / "output") in Path("/proc/self/mountinfo").read_text()
     _protocol._sweep_once.cache_clear()

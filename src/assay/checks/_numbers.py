@@ -56,7 +56,7 @@ _MAGNITUDES = (
 _SCALES = (
     _MAGNITUDES + "|gross|score|grand|myriad|mil|bil|lac|tsd|thou|halves|thirds|quarters"
     "|fourths|fifths|sixths|sevenths|eighths|ninths|tenths|hundredths|thousandths"
-    "|millionths|billionths|trillionths"
+    "|millionths|billionths|trillionths|squared|cubed|factorial"
 )
 _SPELLED_NAMES = (
     "zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
@@ -88,7 +88,64 @@ _UNREADABLE_SIGNS = "±∓⁻⁺₋₊<>≤≥≠≮≯⩽⩾≪≫"
 _MARKUP = " \t([{$*`_"
 # Symbols allowed right before a number: relations that still state the value, and markdown.
 _ALLOWED_BEFORE = frozenset("=≈~∼≃≅|:`")
-_SIGN_WORDS = frozenset(["minus", "negative", "neg", "plus", "positive"])
+# Words that change the value written after them: signs, negation and functions in prose.
+_SIGN_WORDS = frozenset(
+    [
+        "minus",
+        "negative",
+        "neg",
+        "plus",
+        "positive",
+        "not",
+        "sqrt",
+        "cbrt",
+        "root",
+        "ln",
+        "log",
+        "lg",
+        "exp",
+        "sin",
+        "cos",
+        "tan",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "sinh",
+        "cosh",
+        "tanh",
+    ]
+)
+# "... of 42": the word before "of" says what is taken of the number.
+_OF_WORDS = frozenset(
+    [
+        "root",
+        "log",
+        "logarithm",
+        "exponential",
+        "factorial",
+        "reciprocal",
+        "inverse",
+        "negative",
+        "minus",
+        "square",
+        "cube",
+        "sqrt",
+        "ln",
+        "exp",
+        "opposite",
+        "half",
+        "double",
+        "twice",
+        "triple",
+        "power",
+        "percent",
+        "fraction",
+        "multiple",
+        "sine",
+        "cosine",
+        "tangent",
+    ]
+)
 # LaTeX commands that leave the number after them as it is written.
 _LATEX_KEPT = frozenset(
     [
@@ -291,8 +348,13 @@ def _before_problem(text: str, start: int, signed: bool) -> tuple[int, str] | No
             if word in _LATEX_KEPT:
                 return None
             return begin - 1, f"the command \\{word} applied to it cannot be read exactly"
-        if word.lower() in _SIGN_WORDS:
-            return begin, f"the sign word {word!r} cannot be read exactly"
+        lowered = word.lower()
+        if lowered in _SIGN_WORDS:
+            return begin, f"the sign or function word {word!r} cannot be read exactly"
+        if lowered == "of" and (previous := text[:begin].rstrip(" \t")):
+            first, owner = _word_before(previous, len(previous) - 1)
+            if owner.lower() in _OF_WORDS:
+                return first, f"'{owner} of' before it cannot be read exactly"
         if text[at + 1] == "(":
             return begin, f"the function {word}(...) applied to it cannot be read exactly"
         if text[at + 1] == "*":
@@ -300,10 +362,12 @@ def _before_problem(text: str, start: int, signed: bool) -> tuple[int, str] | No
         return None
     if char > "\x7f" and char not in _ALLOWED_BEFORE:
         category = unicodedata.category(char)
-        if category in ("Mn", "Me"):
+        if category in ("Mn", "Me", "Mc"):
             return at, "a combining mark before it cannot be read exactly"
         if category in ("Sm", "Sk") and not 0x2190 <= ord(char) <= 0x21FF:
             return at, f"the symbol {char!r} before it cannot be read exactly"
+        if category == "Lm" or 0x2500 <= ord(char) <= 0x257F:  # "ー42", "─42" look like signs
+            return at, f"the mark {char!r} before it cannot be read exactly"
     return None
 
 
@@ -318,7 +382,7 @@ def _after_problem(text: str, end: int) -> tuple[int, str] | None:
         return found.end(), "a plus-minus after it is not one value"
     if char in " \tπpPτ\\" and (found := _PI_AFTER.match(text, end)) is not None:
         return found.end(), "a constant multiplying it cannot be read exactly"
-    if char > "\x7f" and unicodedata.category(char) in ("Mn", "Me"):
+    if char > "\x7f" and unicodedata.category(char) in ("Mn", "Me", "Mc"):
         return end + 1, "a combining mark on it cannot be read exactly"
     return None
 
@@ -433,21 +497,31 @@ def _number_words(text: str, magnitude_letters: bool) -> list[Number]:
     """Words that are numbers: spelled (``forty``, ``fortythree``, ``FortyThree``) and upper-case
     roman numerals of two letters or more (``XLIII``; ``I``, ``V``, ``X`` are words). With a unit
     in the spec, an upper-case word right after a number is left to the unit reader (``MV``)."""
+    if not any(map(_may_be_number_word, _WORD.findall(text))):
+        return []  # the common case, decided without match objects
     found = []
     for match in _WORD.finditer(text):
         word = match.group(0)
-        lowered = word.lower()
-        if lowered in _SPELLED_WORDS or (len(word) > 5 and _SPELLED_COMPOUND.fullmatch(lowered)):
-            why = "is a number written in words"
-        elif len(word) > 1 and word.isupper() and _ROMAN.fullmatch(word):
+        if not _may_be_number_word(word):
+            continue
+        if word.isupper() and _ROMAN.fullmatch(word) and word.lower() not in _SPELLED_WORDS:
             before = text[: match.start()].rstrip(" \t")
             if not magnitude_letters and before[-1:].isdigit():
                 continue
             why = "is a roman numeral"
         else:
-            continue
+            why = "is a number written in words"
         found.append(_unreadable(text, match.start(), match.end(), f"{word!r} {why}"))
     return found
+
+
+def _may_be_number_word(word: str) -> bool:
+    lowered = word.lower()
+    return (
+        lowered in _SPELLED_WORDS
+        or (len(word) > 5 and _SPELLED_COMPOUND.fullmatch(lowered) is not None)
+        or (len(word) > 1 and word.isupper() and _ROMAN.fullmatch(word) is not None)
+    )
 
 
 def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
@@ -503,7 +577,11 @@ def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
         magnitude = (
             _MAGNITUDE_WORD.match(text, number.end)
             or (_MAGNITUDE_LETTER.match(text, number.end) if magnitude_letters else None)
-            or (_CURRENCY_SCALE.match(text, number.end) if _after_currency(text, number) else None)
+            or (
+                _CURRENCY_SCALE.match(text, number.end)
+                if number.start and _after_currency(text, number)
+                else None
+            )
         )
         if magnitude is not None:
             written = text[number.start : magnitude.end()]

@@ -25,7 +25,8 @@ _SAFE_UNIT = re.compile(
 )
 _CLAUSE_END = re.compile(r"[,;:!?\n()\[\]{}]|\.(?:\s|$)")
 _MAX_WORDS = 4
-_TOKEN = re.compile(r"[^\s,;:!?()\[\]{}]+")
+# A word holding a letter: the only tokens that can name a unit (°C, m/s, km).
+_WORDISH = re.compile(r"[^\s,;:!?()\[\]{}]*?[^\W\d][^\s,;:!?()\[\]{}]*")
 _MAX_TOKENS = 2000
 # English words pint also reads as units ("42 m in total": "in" is an inch).
 _PROSE_WORDS = frozenset(
@@ -100,8 +101,16 @@ def unit_after(text: str, start: int) -> tuple[str, Any] | None:
     end = _CLAUSE_END.search(clause)
     if end:
         clause = clause[: end.start()]
+    return _unit_in(clause)
+
+
+@lru_cache(maxsize=4096)
+def _unit_in(clause: str) -> tuple[str, Any] | None:
+    """Cached by the clause: the same unit phrase follows many different numbers."""
     words = clause.split()[:_MAX_WORDS]
     for count in range(len(words), 0, -1):
+        if count > 1 and words[count - 1].lower().rstrip(".") in _PROSE_WORDS:
+            continue  # "42 m in total" is 42 m, not 42 metre-inches
         candidate = " ".join(words[:count]).rstrip(".")
         unit = parse_unit(candidate)
         if unit is not None:
@@ -109,25 +118,37 @@ def unit_after(text: str, start: int) -> tuple[str, Any] | None:
     return None
 
 
-def other_unit(text: str, number_end: int, written: str, unit: Any, target: Any) -> str | None:
+def other_unit(
+    text: str, number_start: int, number_end: int, written: str, unit: Any, target: Any
+) -> str | None:
     """Another unit of the target's dimension written anywhere in ``text`` besides the number's
-    own unit ``written`` (right after ``number_end``): ``42 m or km`` hedges between two units.
-    Too many words to read counts as a hedge (the answer cannot be cleared)."""
-    own = len(written.split())
-    tokens = _TOKEN.finditer(text)
-    for count, token in enumerate(tokens):
-        if count > _MAX_TOKENS:
-            return "(too many words to read)"
-        if token.end() > number_end and own:
-            own -= 1  # one of the unit's own words (or the "42m" it is glued to)
-            continue
-        word = token.group(0).rstrip(".")
-        if not any(char.isalpha() for char in word) or word.lower() in _PROSE_WORDS:
+    own unit ``written`` (the words right after ``number_end``): ``42 m or km`` hedges between
+    two units. Too many words to read counts as a hedge (the answer cannot be cleared)."""
+    count = len(written.split())
+    own = _own_words(count).match(text, number_end)
+    after = own.end() if own is not None else number_end
+    words = _WORDISH.findall(text, 0, number_start) + _WORDISH.findall(text, after)
+    if len(words) > _MAX_TOKENS:
+        return "(too many words to read)"
+    return _competing(tuple(words), unit, target) if words else None
+
+
+@lru_cache(maxsize=4096)
+def _competing(words: tuple[str, ...], unit: Any, target: Any) -> str | None:
+    """The first of ``words`` that is a unit other than ``unit`` of ``target``'s dimension."""
+    for token in words:
+        word = token.rstrip(".")
+        if word.lower() in _PROSE_WORDS:
             continue
         other = parse_unit(word)
         if other is not None and other != unit and same_dimension(other, target):
             return word
     return None
+
+
+@lru_cache(maxsize=8)
+def _own_words(count: int) -> re.Pattern[str]:
+    return re.compile(rf"(?:[ \t]*[^\s,;:!?()\[\]{{}}]+){{{count}}}")
 
 
 def _finite(number: Any, source: Any, target: Any) -> Fraction:

@@ -15,7 +15,7 @@ import typer
 
 from assay._config import Config
 from assay._errors import AssayError, InvalidInput, exit_code
-from assay._files import read_regular_text
+from assay._files import read_regular, read_regular_text
 from assay.checks import all_kinds, check_task, score_answers
 from assay.checks._strict import StrictJSONError, loads_strict
 from assay.cli._render import (
@@ -141,7 +141,7 @@ def verify(
                 "the answer key must be a JSON object {task_id: value}", where=str(key)
             )
         try:
-            text = submission.read_bytes()
+            text = read_regular(submission, Config.from_env().max_file_bytes, "submission")
         except OSError as exc:
             raise InvalidInput(
                 f"cannot read the submission: {exc.strerror}", where=str(submission)
@@ -207,12 +207,17 @@ def checker_conform(
         typer.Option("--command", help="The checker's argv inside the sandbox, space-separated."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per fixture.")] = False,
+    result_channel: Annotated[
+        str, typer.Option("--result-channel", help="Where the checker concludes: file or fd.")
+    ] = "file",
 ) -> None:
     """Run a checker against its conformance fixtures; exit 1 unless every fixture passes."""
     from assay.sandbox._conform import conform
 
     try:
-        results = conform(program, fixtures, command.split() if command else None)
+        results = conform(
+            program, fixtures, command.split() if command else None, result_channel=result_channel
+        )
     except AssayError as exc:
         _fail(str(exc))
         raise typer.Exit(exit_code(exc)) from None

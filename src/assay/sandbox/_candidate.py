@@ -7,11 +7,17 @@ here may be replaced by the candidate's code, which runs in this process: the ju
 nothing this process sends. It decodes every reply with a strict decoder that builds only exact
 built-in types (``_proxy.py``), so this file's job is only to be useful to an honest candidate.
 
+A call's reply (``C``) is its result followed by a dict {argument index: new state} of the list,
+dict and set arguments the call changed, which the judge applies to its own objects in place.
+
 Requests come from the judge as ``marshal`` frames (the judge's own bytes; marshal is never used
 in the other direction). Replies are tagged, length-prefixed values:
 
     N None  T True  F False  i int  f float  c complex  s str  b bytes
-    l list  t tuple  S set  z frozenset  d dict  h handle (an object that stays here)
+    l list  t tuple  S set  z frozenset  d dict
+    r a list, dict or set already in this reply (its index, in the order they ended)
+    a argument i of the call being answered (the check's own object)
+    h handle (an object that stays here: its id, a description and the bits of its abilities)
 
 An object that is not plain data stays in this process and crosses as a handle (its id and a
 short description); an instance of a subclass of a plain type (an ``int`` whose ``__eq__``
@@ -29,8 +35,11 @@ if TYPE_CHECKING:
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
 _CONTAINERS = {list: b"l", tuple: b"t", set: b"S", frozenset: b"z"}
+_SHARED = (list, dict, set)  # mutable: their identity crosses (back-references, arguments)
 _MESSAGE_CHARS = 2000
 _DESCRIPTION_CHARS = 120
+# The protocol methods a handle's object has, sent as bits (the judge's ``_proxy._ABILITIES``).
+_ABILITIES = ("__call__", "__iter__", "__next__", "__len__", "__getitem__", "__contains__")
 
 
 class Refused(Exception):
@@ -52,7 +61,11 @@ def main() -> None:
         if not frame:
             os._exit(0)
         try:
-            reply = b"V" + _encode_top(_serve(marshal.loads(frame), objects), objects)
+            request = marshal.loads(frame)
+            if request[0] == "call":
+                reply = b"C" + _call(request, objects)
+            else:
+                reply = b"V" + _encode_top(_serve(request, objects), objects, {})
         except Refused as refused:
             reply = b"R" + _encode(str(refused.args[0])[:_MESSAGE_CHARS])
         except BaseException as exc:  # every candidate failure goes to the judge
@@ -80,10 +93,6 @@ def _serve(request: "Any", objects: dict[int, "Any"]) -> object:
     if op == "setattr":
         setattr(target, request[2], _unpack(request[3], objects))
         return None
-    if op == "call":
-        args = [_unpack(a, objects) for a in request[2]]
-        kwargs = {k: _unpack(v, objects) for k, v in request[3].items()}
-        return target(*args, **kwargs)
     if op == "iter":
         return iter(target)
     if op == "next":
@@ -110,24 +119,73 @@ def _defined_in(module: "Any", value: object) -> bool:
     return bool(home == module.__name__)
 
 
+def _call(request: "Any", objects: dict[int, "Any"]) -> bytes:
+    """A call's reply: its result, then the new state of each list, dict or set argument it
+    changed. An argument in the result crosses as "argument i" (the check's own object)."""
+    target = objects[request[1]]
+    args = [_unpack(a, objects) for a in request[2]]
+    kwargs = {k: _unpack(v, objects) for k, v in request[3].items()}
+    given = [*args, *kwargs.values()]
+    before = [_snapshot(v) for v in given]
+    result = target(*args, **kwargs)
+    memo: dict[Any, Any] = {
+        id(v): b"a" + _int(i) for i, v in enumerate(given) if type(v) in _SHARED
+    }
+    changed = {
+        i: v for i, v in enumerate(given) if before[i] is not None and _snapshot(v) != before[i]
+    }
+    return _encode_top(result, objects, memo) + _encode(changed, {})
+
+
+def _snapshot(value: "Any") -> "bytes | None":
+    if type(value) not in _SHARED:
+        return None
+    try:
+        return marshal.dumps(value)
+    except Exception:
+        return b"?"  # now holds something marshal cannot write: changed
+
+
 def _unpack(packed: "Any", objects: dict[int, object]) -> object:
     tag, value = packed
     return objects[value] if tag == 1 else value
 
 
-def _encode_top(value: object, objects: dict[int, object]) -> bytes:
+def _encode_top(value: object, objects: dict[int, object], memo: "dict[Any, Any]") -> bytes:
     """Plain data as itself; any other object stays here and crosses as a handle."""
     if type(value) in _PLAIN or isinstance(value, _PLAIN):
-        return _encode(value)
+        return _encode(value, memo)
     handle = len(objects) + 1
     objects[handle] = value
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
     description = _type_name(value) + (f" {name}" if type(name) is str else "")
-    return b"h" + _int(handle) + _encode(description[:_DESCRIPTION_CHARS])
+    kind = type(value)
+    mro = getattr(kind, "__mro__", ())
+    abilities = sum(
+        1 << i for i, n in enumerate(_ABILITIES) if any(n in vars(c) for c in mro)
+    )  # defined by the object's class (``hasattr(cls, ...)`` would also ask its metaclass)
+    return b"h" + _int(handle) + _encode(description[:_DESCRIPTION_CHARS]) + _encode(abilities)
 
 
-def _encode(value: "Any") -> bytes:
+def _encode(value: "Any", memo: "dict[Any, Any] | None" = None) -> bytes:
+    """``memo``: the lists, dicts and sets already written in this reply, by id: one seen
+    again crosses as a back-reference (``r`` + its index, counted as each one ends), so
+    shared rows arrive shared."""
     kind: Any = type(value)
+    if memo is None:
+        memo = {}
+    if kind in _SHARED:
+        ref = memo.get(id(value))
+        if ref is not None:
+            return ref  # type: ignore[no-any-return]
+        encoded = _encode_new(value, kind, memo)
+        memo[id(value)] = b"r" + _int(memo.setdefault("count", 0))
+        memo["count"] += 1
+        return encoded
+    return _encode_new(value, kind, memo)
+
+
+def _encode_new(value: "Any", kind: "Any", memo: "dict[Any, Any]") -> bytes:
     if value is None:
         return b"N"
     if kind is bool:
@@ -144,10 +202,12 @@ def _encode(value: "Any") -> bytes:
         return b"b" + _bytes(value)
     if kind in _CONTAINERS:
         items = list(value)
-        return _CONTAINERS[kind] + _count(items) + b"".join(_encode(v) for v in items)
+        return _CONTAINERS[kind] + _count(items) + b"".join(_encode(v, memo) for v in items)
     if kind is dict:
         pairs = list(value.items())
-        return b"d" + _count(pairs) + b"".join(_encode(k) + _encode(v) for k, v in pairs)
+        return (
+            b"d" + _count(pairs) + b"".join(_encode(k, memo) + _encode(v, memo) for k, v in pairs)
+        )
     for plain in _PLAIN:
         if isinstance(value, plain):
             raise Refused(

@@ -249,6 +249,17 @@ class RunCgroup:
         refused = _keyed(self._pids / "pids.events", "max")
         return Counters(oom_kills=oom, pids_refused=refused, cpu_seconds=cpu)
 
+    @property
+    def accounts_cpu(self) -> bool:
+        """Whether the run's CPU time can be read while it runs (``cpu_usage``)."""
+        return self.version != "cgroup-v1" or self._cpu is not None
+
+    def cpu_usage(self) -> float:
+        """CPU seconds used so far by every process of the run together (0.0 unreadable)."""
+        if self.version == "cgroup-v1":
+            return _read_int(self._cpu / "cpuacct.usage") / 1e9 if self._cpu else 0.0
+        return _keyed(self._memory / "cpu.stat", "usage_usec") / 1e6
+
     def joined(self) -> bool:
         """Whether any process ever ran in the run's cgroup (CPU time was charged to it)."""
         if self._cpu is None:

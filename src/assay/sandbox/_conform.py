@@ -47,6 +47,7 @@ from assay.sandbox._protocol import (
     _sha256,
     default_command,
     run_checker,
+    with_result_channel,
 )
 from assay.sandbox._sandbox import Sandbox
 
@@ -277,10 +278,18 @@ def conform(
     limits: Limits | None = None,
     references: Mapping[str, Path] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    result_channel: str = "file",
 ) -> list[FixtureResult]:
-    """Run ``checker`` against every fixture; InvalidInput for a malformed fixture set."""
+    """Run ``checker`` against every fixture; InvalidInput for a malformed fixture set.
+
+    ``result_channel``: "file" (/output/result.json) or "fd" (descriptor 3; see the ``program``
+    kind), as the check will run it."""
     if not checker.exists():
         raise InvalidInput("the checker does not exist", where=str(checker))
+    if result_channel not in ("file", "fd"):
+        raise InvalidInput(f"result channel {result_channel!r}: use 'file' or 'fd'")
+    if result_channel == "fd":
+        command = with_result_channel(command or default_command(checker))
     tree_listing(checker, max_bytes, links=True)
     _not_inside(checker, fixtures)
     loaded = load_fixtures(fixtures, max_bytes)

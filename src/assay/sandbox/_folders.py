@@ -19,7 +19,6 @@ import ctypes
 import errno
 import os
 import stat
-from collections import deque
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -98,20 +97,48 @@ class CappedFolder:
         self.close()
 
 
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+"""Opening a folder by name relative to its parent's descriptor, never through a link."""
+
+
 def sweep_stale(parent: Path, prefix: str, alive: Callable[[int], bool]) -> int:
     """Remove folders ``{prefix}{pid}-...`` under ``parent`` whose creating process is gone (it
     was killed before its own cleanup ran), unmounting any capped folder inside them first.
-    Returns how many were removed."""
+    Returns how many were removed.
+
+    ``parent`` is usually the shared temporary folder, where any local user can plant a folder
+    of that name: only folders this uid owns with mode 0700 (as ``mkdtemp`` makes them) are
+    touched, and they are removed through descriptors (``remove_tree``), so a folder swapped for
+    a link mid-sweep is unlinked, never followed."""
     removed = 0
-    for path in parent.glob(f"{prefix}*-*"):
-        creator = path.name[len(prefix) :].split("-")[0]
-        if not creator.isdigit() or alive(int(creator)):
-            continue
-        for point in _mount_points_under(path):
-            _libc().umount2(os.fsencode(point), _MNT_DETACH)
-        with contextlib.suppress(OSError):
-            remove_tree(path)
-            removed += 1
+    try:
+        parent_fd = os.open(parent, DIR_FLAGS)
+    except OSError:
+        return 0
+    try:
+        with os.scandir(parent_fd) as found:
+            names = [e.name for e in found if e.name.startswith(prefix)]
+        for name in names:
+            creator = name[len(prefix) :].split("-")[0]
+            if "-" not in name[len(prefix) :] or not creator.isdigit() or alive(int(creator)):
+                continue
+            try:
+                info = os.lstat(name, dir_fd=parent_fd)
+            except OSError:
+                continue
+            if (
+                not stat.S_ISDIR(info.st_mode)
+                or info.st_uid != os.geteuid()
+                or stat.S_IMODE(info.st_mode) != 0o700
+            ):
+                continue
+            for point in _mount_points_under(parent / name):
+                _libc().umount2(os.fsencode(point), _MNT_DETACH)
+            with contextlib.suppress(OSError):
+                _remove_at(parent_fd, name)
+                removed += 1
+    finally:
+        os.close(parent_fd)
     return removed
 
 
@@ -135,67 +162,134 @@ def _mount_points_under(folder: Path) -> list[str]:
 def remove_tree(root: Path) -> None:
     """Remove ``root`` and everything under it, at any depth, without recursion.
 
-    Each subfolder is first moved up to sit directly under ``root`` (a rename on the same
-    filesystem), so no path ever grows past one level and no stack of open folders builds up.
-    Symbolic links are removed, never followed.
+    Everything below ``root``'s own path is reached through folder descriptors (opened with
+    ``O_NOFOLLOW``) and names relative to them, never through a path: a link, even one swapped
+    in for a folder while this runs, is unlinked and never followed, and no path grows. Each
+    subfolder is first moved up to sit directly under ``root`` (a rename on the same
+    filesystem), so at most two folders are open at a time, whatever the depth.
     """
-    if not os.path.lexists(root):
+    parent, name = os.path.split(os.path.abspath(root))
+    parent_fd = os.open(parent or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        _remove_at(parent_fd, name)
+    except FileNotFoundError:
         return
-    if not stat.S_ISDIR(os.lstat(root).st_mode):
-        os.unlink(root)
-        return
-    flat: list[str] = [str(root)]
-    index = 0
-    moved = 0
-    while index < len(flat):
-        folder = flat[index]
-        index += 1
-        with contextlib.suppress(OSError):
-            os.chmod(folder, 0o700)  # a folder the sandbox made unwritable still empties
-        with os.scandir(folder) as entries:
-            children = list(entries)
-        for entry in children:
-            if entry.is_dir(follow_symlinks=False):
-                if folder == str(root):
-                    flat.append(entry.path)
-                    continue
-                moved += 1
-                target = os.path.join(root, f".assay-rm-{moved}")
-                while os.path.lexists(target):
-                    moved += 1
-                    target = os.path.join(root, f".assay-rm-{moved}")
-                os.rename(entry.path, target)
-                flat.append(target)
+    finally:
+        os.close(parent_fd)
+
+
+def _remove_at(parent_fd: int, name: str) -> None:
+    """Remove ``name`` (a file, a link or a whole folder) in the folder open as ``parent_fd``."""
+    try:
+        top = os.open(name, DIR_FLAGS, dir_fd=parent_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            os.unlink(name, dir_fd=parent_fd)  # a file or a link: removed, never followed
+            return
+        raise
+    moved: list[str] = []
+    try:
+        _empty(top, top, moved)
+        index = 0
+        while index < len(moved):
+            try:
+                folder = os.open(moved[index], DIR_FLAGS, dir_fd=top)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
+                    raise
+                os.unlink(moved[index], dir_fd=top)
+                moved[index] = ""
             else:
-                os.unlink(entry.path)
-    for folder in reversed(flat):
-        os.rmdir(folder)
+                try:
+                    _empty(folder, top, moved)
+                finally:
+                    os.close(folder)
+            index += 1
+        for folder_name in moved:
+            if folder_name:
+                os.rmdir(folder_name, dir_fd=top)
+    finally:
+        os.close(top)
+    os.rmdir(name, dir_fd=parent_fd)
+
+
+def _empty(folder: int, top: int, moved: list[str]) -> None:
+    """Unlink every non-folder in ``folder`` and move each subfolder up into ``top``."""
+    with contextlib.suppress(OSError):
+        os.fchmod(folder, 0o700)  # a folder the sandbox made unwritable still empties
+    with os.scandir(folder) as entries:
+        children = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    for child, is_dir in children:
+        if not is_dir:
+            os.unlink(child, dir_fd=folder)
+        elif folder == top:
+            moved.append(child)
+        else:
+            target = f".assay-rm-{len(moved)}"
+            while _exists_at(top, target):
+                target += "x"
+            os.rename(child, target, src_dir_fd=folder, dst_dir_fd=top)
+            moved.append(target)
+
+
+def _exists_at(folder: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=folder)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def walk_files(
     root: Path, max_entries: int, max_depth: int
-) -> Iterator[tuple[Path, os.stat_result]]:
-    """Regular files under ``root`` (path, lstat), breadth-first and sorted, never following
-    links; stops after ``max_entries`` entries of any kind and ignores what is deeper than
-    ``max_depth``. Raises ``FolderError`` when the tree has more entries than allowed."""
-    if not root.is_dir() or root.is_symlink():
+) -> Iterator[tuple[str, int, str, os.stat_result]]:
+    """Regular files under ``root``: (path relative to ``root``, the descriptor of the folder
+    holding it, its name, its lstat), depth-first in name order, through folder descriptors
+    (so neither a link swapped in mid-walk nor a path past PATH_MAX matters); the descriptor is
+    valid until the next item. Stops after ``max_entries`` entries of any kind and ignores what
+    is deeper than ``max_depth``. Raises ``FolderError`` when the tree has more entries."""
+    try:
+        top = os.open(root, DIR_FLAGS)
+    except OSError:
         return
-    queue: deque[tuple[Path, int]] = deque([(root, 0)])
+    stack: list[tuple[int, str, Iterator[tuple[str, os.stat_result]], int]] = [
+        (top, "", iter(_children(top)), 0)
+    ]
     seen = 0
-    while queue:
-        folder, depth = queue.popleft()
-        try:
-            with os.scandir(folder) as entries:
-                children = sorted(entries, key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in children:
+    try:
+        while stack:
+            fd, prefix, children, depth = stack[-1]
+            entry = next(children, None)
+            if entry is None:
+                stack.pop()
+                os.close(fd)
+                continue
             seen += 1
             if seen > max_entries:
                 raise FolderError(f"more than {max_entries} entries under {root.name}")
-            info = entry.stat(follow_symlinks=False)
+            name, info = entry
             if stat.S_ISDIR(info.st_mode):
                 if depth + 1 < max_depth:
-                    queue.append((Path(entry.path), depth + 1))
+                    try:
+                        inner = os.open(name, DIR_FLAGS, dir_fd=fd)
+                    except OSError:
+                        continue
+                    stack.append((inner, f"{prefix}{name}/", iter(_children(inner)), depth + 1))
             elif stat.S_ISREG(info.st_mode):
-                yield Path(entry.path), info
+                yield f"{prefix}{name}", fd, name, info
+    finally:
+        for fd, *_ in stack:
+            os.close(fd)
+
+
+def _children(folder: int) -> list[tuple[str, os.stat_result]]:
+    """(name, lstat) of the entries of an open folder, sorted; what cannot be read is left out."""
+    found: list[tuple[str, os.stat_result]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    found.append((entry.name, entry.stat(follow_symlinks=False)))
+    except OSError:
+        return []
+    return sorted(found, key=lambda item: item[0])

@@ -15,8 +15,11 @@ class Limits(BaseModel):
     timeout: float = Field(10.0, gt=0, le=3600)
     """Wall-clock seconds before the whole sandbox (every process in it) is killed."""
     cpu_seconds: int | None = Field(None, gt=0)
-    """CPU seconds per process (RLIMIT_CPU); defaults to the timeout rounded up, plus two. The
-    run counts as having hit it only when the parent measured that much CPU time for it."""
+    """CPU seconds of the whole run, every process together; defaults to the timeout rounded
+    up, plus two. With a cgroup the parent reads the run's CPU time every 0.1 s and kills the
+    run once it is over (the one case reported as the CPU limit); RLIMIT_CPU is then only a
+    backstop two seconds higher. Without a cgroup it is RLIMIT_CPU, per process, reported when
+    a failed run's measured CPU time reached it."""
     memory_mb: int = Field(1024, gt=0)
     """Memory of the whole run, in MiB: every page its processes use (anonymous, memfd, tmpfs,
     page cache, kernel stacks), bound by the run's own cgroup, with no swap. Where no cgroup can

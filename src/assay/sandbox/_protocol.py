@@ -7,6 +7,15 @@
     /input/reference/{key}/...      reference inputs bound by the verifier
     /output/result.json             {"result": "verified"|"refuted"|"inconclusive", "summary": ...}
     /output/evidence/...            optional evidence files (hashed and kept)
+    fd 3 (ASSAY_RESULT_FD=3)        with the "fd" result channel: the result, instead of the file
+
+/output is writable by every process of the sandbox, and they all run as one uid: a checker
+that runs submission code cannot keep that code from rewriting /output/result.json. Such a
+checker is started through ``with_result_channel``: it concludes by writing the same JSON on
+descriptor 3, a unix socket only its first process holds, and /output/result.json is ignored
+(the evidence files stay in /output, and are then writable by the submission too). The checker
+must not pass descriptor 3 on (Python's ``subprocess`` closes it by default; a shell runs
+submission code with ``3>&-``). Its submission can still kill it: that is ``error``.
 
 The schemas are ``schemas/manifest.schema.json`` and ``schemas/result.schema.json`` beside this
 module. Reading /output never follows a symlink: a checker cannot make the verifier read a host
@@ -16,8 +25,13 @@ file by linking to it.
 ``OUTPUT_MB`` and ``OUTPUT_ENTRIES`` (mounted by the verifier, unmounted after), so a checker
 cannot fill the host's disk and a tree of any depth goes with one unmount. Its evidence is walked
 breadth-first without recursion, within ``EVIDENCE_FILES_LIMIT`` files and ``EVIDENCE_DEPTH``
-levels, and each file is hashed from at most ``EVIDENCE_BYTES_LIMIT`` bytes read. The scratch
-folder is removed whatever happens (without recursion: Python 3.11's ``shutil.rmtree`` recurses).
+levels, each file is hashed from at most ``EVIDENCE_BYTES_LIMIT`` bytes read and all of them
+from ``EVIDENCE_TOTAL_LIMIT`` (sparse files take no room in /output). Results and evidence are
+opened without following links or blocking and must be regular files (a FIFO there is the
+checker's failure, never a hang). Inputs are staged and listed through folder descriptors, so
+neither path length nor a link swapped in mid-copy matters; a submission that cannot be staged
+is refuted (``SubmissionUnstageable``). The scratch folder is removed whatever happens (without
+recursion: Python 3.11's ``shutil.rmtree`` recurses).
 """
 
 from __future__ import annotations
@@ -40,7 +54,7 @@ from assay.sandbox._cgroup import pid_alive
 from assay.sandbox._folders import CappedFolder, FolderError, remove_tree, sweep_stale, walk_files
 from assay.sandbox._limits import Limits
 from assay.sandbox._result import RunResult
-from assay.sandbox._sandbox import Mount, Sandbox
+from assay.sandbox._sandbox import RESULT_ARG, Mount, Sandbox
 from assay.sandbox._staging import (
     MAX_DEPTH,
     MAX_ENTRIES,
@@ -59,19 +73,33 @@ EVIDENCE_FILES_LIMIT = 1000
 EVIDENCE_DEPTH = 32
 EVIDENCE_BYTES_LIMIT = 64 * 1024 * 1024
 """Bytes of one evidence file that are hashed; a larger file is a problem with the output."""
+EVIDENCE_TOTAL_LIMIT = 64 * 1024 * 1024
+"""Bytes hashed over all evidence files together (counted on bytes read): /output holds no
+more, and sparse files that take no room in it must not make the verifier hash gigabytes."""
 OUTPUT_MB = 64
 OUTPUT_ENTRIES = 10_000
 VERDICTS = ("verified", "refuted", "inconclusive")
 
 
 class InputTooLarge(Exception):
-    pass
+    """The inputs cannot be staged within the limits (the references: the author's problem)."""
 
 
-def _sha256(path: Path, limit: int | None = None) -> tuple[str, int]:
-    """The sha256 and size of a regular file, read without following a link; at most ``limit``
-    bytes are read (OSError past it)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+class SubmissionUnstageable(InputTooLarge):
+    """The submission's artifacts cannot be staged (too large, or changed while copied): a
+    finding about the work, which the caller refutes."""
+
+
+class _OverCap(OSError):
+    """A file read past the number of bytes it may be hashed from."""
+
+
+def _sha256(
+    path: Path | str, limit: int | None = None, dir_fd: int | None = None
+) -> tuple[str, int]:
+    """The sha256 and size of a regular file (``path`` relative to ``dir_fd`` when given), read
+    without following a link or blocking; at most ``limit`` bytes are read (OSError past it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError("not a regular file")
@@ -80,7 +108,7 @@ def _sha256(path: Path, limit: int | None = None) -> tuple[str, int]:
         while block := os.read(fd, 1 << 20):
             size += len(block)
             if limit is not None and size > limit:
-                raise OSError(f"larger than {limit} bytes")
+                raise _OverCap(f"larger than {limit} bytes")
             digest.update(block)
     finally:
         os.close(fd)
@@ -89,24 +117,22 @@ def _sha256(path: Path, limit: int | None = None) -> tuple[str, int]:
 
 def _copy_in(source: Path, destination: Path, budget: int) -> int:
     """Copy a file or a tree (no symlinks, special files left out) within ``budget`` bytes
-    actually read; returns the bytes copied."""
-    try:
-        if source.is_symlink():
-            return 0
-        if source.is_dir():
-            return snapshot(source, destination, budget, links=False)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        return max(copy_file_capped(source, destination, budget), 0)
-    except StagingTooLarge:
-        raise InputTooLarge("the checker's inputs are larger than the staging limit") from None
+    actually read; returns the bytes copied. Raises StagingTooLarge (or StagingRefused)."""
+    if source.is_symlink():
+        return 0
+    if source.is_dir():
+        return snapshot(source, destination, budget, links=False)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    return max(copy_file_capped(source, destination, budget), 0)
 
 
 def _listing(root: Path, group: Path) -> list[dict[str, Any]]:
     files = []
-    for path, _ in sorted(walk_files(group, MAX_ENTRIES, MAX_DEPTH + 1)):
-        digest, size = _sha256(path)
-        files.append({"path": path.relative_to(root).as_posix(), "sha256": digest, "size": size})
-    return files
+    prefix = group.relative_to(root).as_posix()
+    for relative, folder, name, _ in walk_files(group, MAX_ENTRIES, MAX_DEPTH + 1):
+        digest, size = _sha256(name, dir_fd=folder)
+        files.append({"path": f"{prefix}/{relative}", "sha256": digest, "size": size})
+    return sorted(files, key=lambda f: str(f["path"]))
 
 
 def stage_input(
@@ -129,11 +155,20 @@ def stage_input(
         for name, source in entries.items():
             group = root / folder / name
             group.parent.mkdir(parents=True, exist_ok=True)
-            if source.is_dir() and not source.is_symlink():
-                budget -= _copy_in(source, group, budget)
-            else:
-                group.mkdir()
-                budget -= _copy_in(source, group / source.name, budget)
+            try:
+                if source.is_dir() and not source.is_symlink():
+                    budget -= _copy_in(source, group, budget)
+                else:
+                    group.mkdir()
+                    budget -= _copy_in(source, group / source.name, budget)
+            except StagingTooLarge as exc:
+                if section == "artifacts":
+                    raise SubmissionUnstageable(
+                        f"the submission cannot be staged (artifact {name!r}: {exc})"
+                    ) from None
+                raise InputTooLarge(
+                    f"the checker's inputs cannot be staged (reference {name!r}: {exc})"
+                ) from None
             manifest[section][name] = _listing(root, group)
     root.mkdir(parents=True, exist_ok=True)
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -156,7 +191,9 @@ class CheckerReport:
 
 
 def _read_no_follow(path: Path, limit: int) -> bytes:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    """At most ``limit + 1`` bytes of a regular file, opened without following a link or
+    blocking (a FIFO left at the path must not hang the verifier), checked on the descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError("not a regular file")
@@ -166,35 +203,48 @@ def _read_no_follow(path: Path, limit: int) -> bytes:
     return data
 
 
-def read_output(output: Path) -> CheckerReport:
-    """Parse /output strictly: any defect is a ``problem`` (the caller records error)."""
+def read_output(
+    output: Path, channel: bytes | None = None, fd_channel: bool = False
+) -> CheckerReport:
+    """Parse the result strictly: any defect is a ``problem`` (the caller records error).
+
+    ``fd_channel``: the result is what arrived on the checker's private channel (``channel``,
+    None when it could not be read to its end) and /output/result.json is ignored: anything the
+    checker runs could have written it."""
     from assay.checks._strict import StrictJSONError, loads_strict
 
-    try:
-        raw = _read_no_follow(output / "result.json", RESULT_LIMIT)
-    except FileNotFoundError:
-        return CheckerReport(problem="the checker wrote no /output/result.json")
-    except OSError as exc:
-        return CheckerReport(
-            problem=f"/output/result.json cannot be read safely ({exc.strerror or exc})"
-        )
+    if fd_channel:
+        where = f"the result channel (fd {RESULT_FD})"
+        if not channel:
+            return CheckerReport(problem=f"the checker wrote nothing on {where}")
+        raw = channel
+    else:
+        where = "/output/result.json"
+        try:
+            raw = _read_no_follow(output / "result.json", RESULT_LIMIT)
+        except FileNotFoundError:
+            return CheckerReport(problem="the checker wrote no /output/result.json")
+        except OSError as exc:
+            return CheckerReport(
+                problem=f"/output/result.json cannot be read safely ({exc.strerror or exc})"
+            )
     if len(raw) > RESULT_LIMIT:
-        return CheckerReport(problem=f"/output/result.json is larger than {RESULT_LIMIT} bytes")
+        return CheckerReport(problem=f"{where} carried more than {RESULT_LIMIT} bytes")
     try:
         document = loads_strict(raw)
     except StrictJSONError as exc:
-        return CheckerReport(problem=f"/output/result.json is not strict JSON: {exc}")
+        return CheckerReport(problem=f"{where} is not strict JSON: {exc}")
     if not isinstance(document, dict):
-        return CheckerReport(problem="/output/result.json is not a JSON object")
+        return CheckerReport(problem=f"{where} is not a JSON object")
     result = document.get("result")
     if result not in VERDICTS:
         return CheckerReport(
-            problem=f"/output/result.json has result {result!r}; a checker may only say "
+            problem=f"{where} has result {result!r}; a checker may only say "
             "verified, refuted or inconclusive"
         )
     summary = document.get("summary", "")
     if not isinstance(summary, str):
-        return CheckerReport(problem="/output/result.json: summary must be a string")
+        return CheckerReport(problem=f"{where}: summary must be a string")
     try:
         evidence = _evidence(output / "evidence")
     except (FolderError, OSError) as exc:
@@ -212,15 +262,23 @@ def _evidence(folder: Path) -> list[dict[str, Any]]:
     """Evidence files (at most ``EVIDENCE_FILES_LIMIT``, ``EVIDENCE_DEPTH`` deep), hashed.
 
     Raises FolderError when the tree is larger than the checker may leave, OSError when a file
-    cannot be hashed within ``EVIDENCE_BYTES_LIMIT``."""
+    cannot be hashed within ``EVIDENCE_BYTES_LIMIT`` (or all of them within
+    ``EVIDENCE_TOTAL_LIMIT``)."""
     if folder.is_symlink() or not folder.is_dir():
         return []
     files: list[dict[str, Any]] = []
-    for path, _ in walk_files(folder, EVIDENCE_FILES_LIMIT * 10, EVIDENCE_DEPTH):
-        digest, size = _sha256(path, EVIDENCE_BYTES_LIMIT)
-        files.append(
-            {"path": path.relative_to(folder.parent).as_posix(), "sha256": digest, "size": size}
-        )
+    left = EVIDENCE_TOTAL_LIMIT
+    for relative, parent, name, _ in walk_files(folder, EVIDENCE_FILES_LIMIT * 10, EVIDENCE_DEPTH):
+        try:
+            digest, size = _sha256(name, min(EVIDENCE_BYTES_LIMIT, left), dir_fd=parent)
+        except _OverCap:
+            if left < EVIDENCE_BYTES_LIMIT:
+                raise _OverCap(
+                    f"the evidence files hold more than {EVIDENCE_TOTAL_LIMIT} bytes together"
+                ) from None
+            raise
+        left -= size
+        files.append({"path": f"{folder.name}/{relative}", "sha256": digest, "size": size})
         if len(files) >= EVIDENCE_FILES_LIMIT:
             break
     return files
@@ -247,6 +305,32 @@ class CheckerRun:
         if self.run.exit_code != 0:
             return f"the checker exited with code {self.run.exit_code}"
         return self.report.problem
+
+
+RESULT_FD = 3
+"""The descriptor on which a checker started through ``with_result_channel`` concludes."""
+_CHANNEL_SCRIPT = (
+    'fd=$1; shift; if [ "$fd" != 3 ]; then exec 3>&"$fd" && eval "exec $fd>&-" || exit 126; fi; '
+    'export ASSAY_RESULT_FD=3; exec "$@"'
+)
+_CHANNEL_PREFIX = ("/bin/bash", "-c", _CHANNEL_SCRIPT, "assay-checker", RESULT_ARG)
+
+
+def with_result_channel(command: list[str]) -> list[str]:
+    """``command`` started with the private result channel as its descriptor 3.
+
+    The channel is a unix socket only the checker's first process holds (``ASSAY_RESULT_FD=3``
+    in its environment): a process it starts gets it only if the checker lets it inherit it
+    (Python's ``subprocess`` closes it by default; a shell checker runs submission code with
+    ``3>&-``). Unlike a pipe, a socket cannot be reopened through ``/proc/PID/fd/3``, and
+    ptrace and ``pidfd_getfd`` are refused by the seccomp filter, so a submission the checker
+    runs cannot write the verdict. The wrapper (part of the command, hence of the checker's
+    digest) moves the run's end to 3 and ``exec``s the checker."""
+    return [*_CHANNEL_PREFIX, *command]
+
+
+def uses_result_channel(command: list[str] | tuple[str, ...]) -> bool:
+    return tuple(command[: len(_CHANNEL_PREFIX)]) == _CHANNEL_PREFIX
 
 
 def default_command(checker: Path) -> list[str]:
@@ -300,7 +384,7 @@ def run_checker(
                 cwd = "/checker"
             run = sandbox.run(command, cwd=cwd, mounts=mounts, limits=limits, untrusted=True)
             report = (
-                read_output(capped.path)
+                read_output(capped.path, run.channel, uses_result_channel(command))
                 if run.exit_code == 0 and run.limit is None
                 else CheckerReport()
             )

@@ -13,6 +13,15 @@ over two pipes, and only plain data comes back:
   indexing, iteration and ``str()`` cross over; ``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``,
   ``bool()`` and ``hash()`` end the check, refuted, naming the candidate's type, so no candidate
   object ever takes part in the check's comparisons;
+- identity within a reply crosses: a list, dict or set that appears twice is one object here
+  (``[[0] * n] * n`` arrives with shared rows); after a call, the list, dict and set arguments
+  the call changed are updated in place, nested ones included, and a returned argument is the
+  check's own object. A container that stays in the candidate's process (an object's internal
+  list) still arrives as a copy;
+- a handle has exactly the protocol methods its object has (``callable()``, ``iter()``,
+  ``len()``, ``[]``, ``in``), and its ``__doc__``, ``__name__``, ``__module__`` and
+  ``__annotations__`` are the candidate object's; ``from module import *`` binds only names the
+  module defines, never a private name nor one the check or builtins already have;
 - an exception raised by candidate code is raised here as the nearest built-in exception class
   (a candidate ``class BadInput(ValueError)`` arrives as ``ValueError``), with its plain
   arguments and messages capped; never a candidate class.
@@ -61,8 +70,15 @@ class Malformed(Exception):
     """The candidate's process sent bytes that are not a well-formed reply."""
 
 
-def refuse(reason: str) -> "NoReturn":
-    """End the check here: refuted, with ``reason`` on stderr; never returns."""
+def refuse(reason: str, finding: bool = True) -> "NoReturn":
+    """End the check here: refuted, with ``reason`` on stderr; never returns.
+
+    ``finding``: about what the candidate's live process answered (so no limit counted
+    elsewhere in the sandbox can mask it); not when that process died, maybe of a limit.
+    """
+    found = _END.get("found")
+    if finding and found is not None:
+        found()
     for stream in (sys.stdout, sys.stderr):
         try:  # noqa: SIM105 - contextlib would cost an import on every check
             stream.flush()
@@ -93,7 +109,9 @@ class Host:
         self.written = [0]  # how much it wrote in all
         self.drained: Any = None  # a lock the drain thread releases at the end of the output
 
-    def request(self, op: str, *fields: "Any", iterating: bool = False) -> object:
+    def request(
+        self, op: str, *fields: "Any", iterating: bool = False, given: "Sequence[object]" = ()
+    ) -> object:
         if not self._pid:
             self._start()
         body = marshal.dumps((op, *fields))
@@ -106,11 +124,16 @@ class Host:
         if size > MAX_REPLY or size < 1:
             refuse(f"the candidate's process sent a reply of {size} bytes (malformed or too large)")
         reply = self._read(size)
+        kind = reply[:1]
         try:
+            if kind == b"C":
+                both: Any = decode(reply[1:], given, 2)
+                result, changes = both
+                _apply_changes(given, changes)
+                return result
             value = decode(reply[1:])
         except (Malformed, RecursionError, TypeError, ValueError, UnicodeError, OverflowError):
             refuse("the candidate's process sent a malformed reply")
-        kind = reply[:1]
         if kind == b"V":
             return value
         if kind == b"R" and type(value) is str:
@@ -196,7 +219,7 @@ class Host:
             how = f"exit status {os.waitstatus_to_exitcode(status)}"
         except OSError:
             how = "it is gone"
-        refuse(f"the candidate's process ended during a call ({how})")
+        refuse(f"the candidate's process ended during a call ({how})", finding=False)
 
 
 def _drain(fd: int, chunks: "list[bytes]", written: "list[int]", done: "Any") -> None:
@@ -270,19 +293,68 @@ def _rebuild(value: tuple[object, ...], iterating: bool) -> BaseException:
     return RuntimeError(f"candidate code raised {_short(candidate_type)}")
 
 
-def decode(data: bytes) -> object:
-    """Exact built-in values from a reply; raises Malformed on anything else."""
-    value, end = _decode(data, 0, 0)
-    if end != len(data):
+def decode(data: bytes, given: "Sequence[object]" = (), values: int = 1) -> object:
+    """Exact built-in values from a reply; raises Malformed on anything else.
+
+    ``given``: the call's arguments, which the reply may name (``a``); ``values``: how many
+    values the reply holds (a call's: its result and the changes to its arguments), as a
+    tuple when more than one. A list, dict or set seen again in the same value is the same
+    object (``r``): shared rows arrive shared.
+    """
+    decoded, at = [], 0
+    for _ in range(values):
+        value, at = _decode(data, at, 0, ([], given))
+        decoded.append(value)
+    if at != len(data):
         raise Malformed("trailing bytes")
-    return value
+    return decoded[0] if values == 1 else tuple(decoded)
+
+
+def _apply_changes(given: "Sequence[object]", changes: object) -> None:
+    """The new state of each argument the call changed, applied to the check's own object."""
+    if type(changes) is not dict:
+        raise Malformed("a call's changes are not a dict")
+    for index, state in changes.items():
+        if type(index) is not int or not 0 <= index < len(given):
+            raise Malformed("a change to an argument that was not given")
+        if type(given[index]) is not type(state) or type(state) not in (list, dict, set):
+            raise Malformed("a change of an argument's type")
+        _update(given[index], state, 0)
+
+
+def _update(old: "Any", new: "Any", depth: int) -> None:
+    """Make ``old`` equal ``new`` in place, keeping the lists and dicts nested in it."""
+    if old is new:
+        return
+    if type(old) is set:
+        old.clear()
+        old.update(new)
+        return
+    keys = range(min(len(old), len(new))) if type(old) is list else [k for k in new if k in old]
+    for key in keys:
+        inner, now = old[key], new[key]
+        if type(inner) is type(now) and type(now) in (list, dict, set) and depth < MAX_DEPTH:
+            _update(inner, now, depth + 1)
+        else:
+            old[key] = now
+    if type(old) is list:
+        del old[len(new) :]
+        old.extend(new[len(old) :])
+    else:
+        for key in [k for k in old if k not in new]:
+            del old[key]
+        for key in new:
+            if key not in old:
+                old[key] = new[key]
 
 
 _SINGLE = {b"N": None, b"T": True, b"F": False}
 _SEQUENCES = {b"l": list, b"t": tuple, b"S": set, b"z": frozenset}
 
 
-def _decode(data: bytes, at: int, depth: int) -> tuple[object, int]:
+def _decode(
+    data: bytes, at: int, depth: int, context: "tuple[list[object], Sequence[object]]"
+) -> tuple[object, int]:
     if depth > MAX_DEPTH:
         raise Malformed("nested too deeply")
     tag = data[at : at + 1]
@@ -306,26 +378,39 @@ def _decode(data: bytes, at: int, depth: int) -> tuple[object, int]:
         return _chunk(data, at)
     if tag == b"h":
         raw, at = _chunk(data, at)
-        description, at = _decode(data, at, depth + 1)
+        description, at = _decode(data, at, depth + 1, context)
         if type(description) is not str:
             raise Malformed("a handle without a description")
-        return Remote(int.from_bytes(raw, "big", signed=True), description), at
+        abilities, at = _decode(data, at, depth + 1, context)
+        if type(abilities) is not int or not 0 <= abilities < 1 << len(_ABILITIES):
+            raise Malformed("a handle without its abilities")
+        return _remote_class(abilities)(int.from_bytes(raw, "big", signed=True), description), at
+    if tag in (b"r", b"a"):
+        raw, at = _chunk(data, at)
+        index = int.from_bytes(raw, "big", signed=True)
+        known = context[0] if tag == b"r" else context[1]
+        if not 0 <= index < len(known) or type(known[index]) not in (list, dict, set):
+            raise Malformed("a reference to nothing")
+        return known[index], at
     if tag in _SEQUENCES or tag == b"d":
         count, at = _count(data, at)
         items = []
         for _ in range(count * 2 if tag == b"d" else count):
-            item, at = _decode(data, at, depth + 1)
-            if type(item) is Remote:
+            item, at = _decode(data, at, depth + 1, context)
+            if isinstance(item, Remote):
                 raise Malformed("a handle inside a container")
             items.append(item)
         if tag == b"d":
             result = dict(zip(items[::2], items[1::2], strict=True))
             if len(result) != count:
                 raise Malformed("a dict with repeated keys")
+            context[0].append(result)
             return result, at
         built = _SEQUENCES[tag](items)
         if tag in (b"S", b"z") and len(built) != count:
             raise Malformed("a set with repeated items")
+        if tag in (b"l", b"S"):
+            context[0].append(built)
         return built, at
     raise Malformed(f"unknown tag {tag!r}")
 
@@ -348,9 +433,11 @@ _HOST: "Host | None" = None
 _HANDLES: "dict[int, tuple[int, str]]" = {}  # id(Remote) -> (the candidate's id, description)
 
 
-def _ask(remote: "Remote", op: str, *fields: object, iterating: bool = False) -> object:
+def _ask(
+    remote: "Remote", op: str, *fields: object, iterating: bool = False, given: "Any" = ()
+) -> object:
     assert _HOST is not None
-    return _HOST.request(op, _HANDLES[id(remote)][0], *fields, iterating=iterating)
+    return _HOST.request(op, _HANDLES[id(remote)][0], *fields, iterating=iterating, given=given)
 
 
 def _describe(remote: "Remote") -> str:
@@ -382,14 +469,9 @@ class Remote:
         _HANDLES.pop(id(self), None)
 
     __doc__ = _crossing("__doc__")
-    __annotations__ = _crossing("__annotations__")  # noqa: RUF012
+    __annotations__ = _crossing("__annotations__")
     __name__ = _crossing("__name__")
-    __qualname__ = _crossing("__qualname__")
     __module__ = _crossing("__module__")
-
-    def __call__(self, *args: object, **kwargs: object) -> object:
-        packed = tuple(_pack(a) for a in args)
-        return _ask(self, "call", packed, {k: _pack(v) for k, v in kwargs.items()})
 
     def __getattr__(self, name: str) -> object:
         if name.startswith("__") and name.endswith("__"):
@@ -399,32 +481,67 @@ class Remote:
     def __setattr__(self, name: str, value: object) -> None:
         _ask(self, "setattr", name, _pack(value))
 
-    def __iter__(self) -> "Remote":
-        iterator = _ask(self, "iter")
-        if type(iterator) is not Remote:
-            refuse(f"iter() of a candidate {_describe(self)} did not return an iterator")
-        return iterator
-
-    def __next__(self) -> object:
-        return _ask(self, "next", iterating=True)
-
-    def __len__(self) -> int:
-        return _exact(_ask(self, "len"), int, "len()")  # type: ignore[no-any-return]
-
-    def __getitem__(self, key: object) -> object:
-        return _ask(self, "getitem", _pack(key))
-
-    def __contains__(self, item: object) -> bool:
-        return _exact(_ask(self, "contains", _pack(item)), bool, "in")  # type: ignore[no-any-return]
-
     def __str__(self) -> str:
         return _exact(_ask(self, "str"), str, "str()")  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"<candidate {_describe(self)}>"
 
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse_comparison  # type: ignore[assignment]
-    __bool__ = __hash__ = _refuse_comparison  # type: ignore[assignment]
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse_comparison
+    __bool__ = __hash__ = _refuse_comparison
+
+
+def _call(self: Remote, *args: object, **kwargs: object) -> object:
+    packed = tuple(_pack(a) for a in args)
+    given = (*args, *kwargs.values())  # in the order the candidate's side numbers them
+    return _ask(self, "call", packed, {k: _pack(v) for k, v in kwargs.items()}, given=given)
+
+
+def _iter(self: Remote) -> Remote:
+    iterator = _ask(self, "iter")
+    if not isinstance(iterator, Remote):
+        refuse(f"iter() of a candidate {_describe(self)} did not return an iterator")
+    return iterator
+
+
+def _next(self: Remote) -> object:
+    return _ask(self, "next", iterating=True)
+
+
+def _len(self: Remote) -> int:
+    return _exact(_ask(self, "len"), int, "len()")  # type: ignore[no-any-return]
+
+
+def _getitem(self: Remote, key: object) -> object:
+    return _ask(self, "getitem", _pack(key))
+
+
+def _contains(self: Remote, item: object) -> bool:
+    return _exact(_ask(self, "contains", _pack(item)), bool, "in")  # type: ignore[no-any-return]
+
+
+# What a candidate object can do, in the order of the bits the candidate's side sends
+# (``_candidate._ABILITIES``): a handle has exactly the protocol methods its object has, so
+# ``callable()``, ``hasattr(h, "__getitem__")`` and the collections.abc checks answer for it.
+_ABILITIES = (
+    ("__call__", _call),
+    ("__iter__", _iter),
+    ("__next__", _next),
+    ("__len__", _len),
+    ("__getitem__", _getitem),
+    ("__contains__", _contains),
+)
+_CLASSES: "dict[int, type[Remote]]" = {}
+
+
+def _remote_class(abilities: int) -> "type[Remote]":
+    cls = _CLASSES.get(abilities)
+    if cls is None:
+        methods = {n: f for i, (n, f) in enumerate(_ABILITIES) if abilities >> i & 1}
+        crossing = {n: Remote.__dict__[n] for n in ("__doc__", "__module__")}  # not type()'s
+        cls = type("Remote", (Remote,), {"__slots__": (), **crossing, **methods})
+        _CLASSES[abilities] = cls
+    return cls
 
 
 def _exact(value: object, kind: type, what: str) -> "Any":
@@ -435,7 +552,7 @@ def _exact(value: object, kind: type, what: str) -> "Any":
 
 def _pack(value: object) -> tuple[int, object]:
     """An argument for the candidate: a handle by id, or plain data (checked, then marshalled)."""
-    if type(value) is Remote:
+    if isinstance(value, Remote):
         return 1, _HANDLES[id(value)][0]
     if not _plain(value, 0):
         raise TypeError(
@@ -503,9 +620,9 @@ class Loader:
 
     def exec_module(self, module: RemoteModule) -> None:
         assert _HOST is not None
-        entry = module.__spec__.loader_state
+        entry = getattr(module.__spec__, "loader_state", None)
         remote = _HOST.request("import", module.__name__, entry)
-        if type(remote) is not Remote:
+        if not isinstance(remote, Remote):
             refuse(f"importing {module.__name__} in the candidate's process gave plain data")
         module.__dict__["__remote__"] = remote
 
@@ -515,11 +632,12 @@ def install(
     paths: "Sequence[str]",
     zygote: "tuple[int, int, int, int] | None",
     delimiter: bytes,
+    found: "Callable[[], None]",
 ) -> "Callable[..., Any]":
     """Start serving candidate imports; returns the function that makes a module's spec."""
     global _HOST
     _HOST = Host(script, paths, zygote)
-    _END.update(host=_HOST, delimiter=delimiter)
+    _END.update(host=_HOST, delimiter=delimiter, found=found)
     loader = Loader()
     spec_class = type(sys.__spec__)
 

@@ -55,10 +55,20 @@ class Collected:
     """CPU time of the waited process and every descendant it reaped (rusage)."""
 
 
+CPU_POLL = 0.1
+"""Seconds between two reads of a run's CPU time while it runs (``collect``'s ``cpu_usage``)."""
+
+
 def collect(
-    process: subprocess.Popen[bytes], limits: Limits, start: float, kill: Callable[[], None]
+    process: subprocess.Popen[bytes],
+    limits: Limits,
+    start: float,
+    kill: Callable[[], None],
+    cpu_usage: Callable[[], float] | None = None,
 ) -> Collected:
-    """Read output until the run ends, keeping ``output_kb``; ``kill`` it on timeout or flood.
+    """Read output until the run ends, keeping ``output_kb``; ``kill`` it on timeout or flood,
+    and (given ``cpu_usage``, the run's whole CPU time so far) once it used more than
+    ``limits.cpu`` CPU seconds, read every ``CPU_POLL`` seconds: limit "cpu".
 
     The process is reaped here with ``wait4`` (its ``returncode`` is set) so that its CPU time,
     and that of what it reaped, is measured by the parent.
@@ -76,13 +86,21 @@ def collect(
     selector.register(fd, selectors.EVENT_READ)
     selector.register(pidfd, selectors.EVENT_READ)
     exited = False
+    step = CPU_POLL if cpu_usage is not None else 0.5
+
+    def over_cpu() -> bool:
+        return cpu_usage is not None and cpu_usage() > limits.cpu
+
     try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 limit = "time"
                 break
-            ready = {key.fd for key, _ in selector.select(timeout=min(remaining, 0.5))}
+            ready = {key.fd for key, _ in selector.select(timeout=min(remaining, step))}
+            if not exited and over_cpu():
+                limit = "cpu"
+                break
             if pidfd in ready and not exited:
                 exited = True
                 selector.unregister(pidfd)
@@ -99,11 +117,10 @@ def collect(
             if total > flood:
                 limit = "output"
                 break
+        if limit is None:
+            limit = _await_exit(pidfd, deadline, step, over_cpu)
         if limit is not None:
             kill()
-        elif not _wait_readable(pidfd, deadline - time.monotonic()):
-            kill()
-            limit = "time"
         cpu = _reap(process)
     finally:
         selector.close()
@@ -112,9 +129,20 @@ def collect(
     return Collected(bytes(kept), total, total > keep, limit, cpu)
 
 
-def _wait_readable(fd: int, seconds: float) -> bool:
-    ready, _, _ = select.select([fd], [], [], max(0.1, seconds))
-    return bool(ready)
+def _await_exit(
+    pidfd: int, deadline: float, step: float, over_cpu: Callable[[], bool]
+) -> LimitName | None:
+    """Wait for the run's first process to exit (its output already ended): None when it did,
+    "time" at the deadline, "cpu" once ``over_cpu``."""
+    while True:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([pidfd], [], [], max(0.0, min(remaining, step)))
+        if ready:
+            return None
+        if over_cpu():
+            return "cpu"
+        if remaining <= 0:
+            return "time"
 
 
 def _reap(process: subprocess.Popen[bytes]) -> float:
@@ -143,6 +171,21 @@ def kill_tree(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL the process group (with bwrap: the whole sandbox, every process in it)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def read_channel(fd: int, cap: int, into: bytearray) -> None:
+    """Read ``fd`` into ``into`` until every writer closed it or past ``cap`` bytes (then stop:
+    a writer that keeps going blocks until the run is killed); closes ``fd``."""
+    try:
+        while len(into) <= cap:
+            chunk = os.read(fd, min(65536, cap + 1 - len(into)))
+            if not chunk:
+                break
+            into += chunk
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def read_done(fd: int) -> bytes:
@@ -180,6 +223,7 @@ def observed_limit(
     counters: Counters | None,
     cpu_seconds: float,
     limits: Limits,
+    cpu_enforced: bool = False,
 ) -> LimitName | None:
     """The limit a run hit, from the parent's own observations only.
 
@@ -188,6 +232,11 @@ def observed_limit(
     stopped by a limit): the cgroup's OOM kills (a full /tmp is one too: its pages are the run's
     memory), its refused forks, CPU time measured at the limit. A limit the parent cannot
     confirm is not a limit.
+
+    ``cpu_enforced``: the parent enforced the CPU limit on the whole run itself (``collect``
+    with ``cpu_usage``); "cpu" is then named only when it ended the run for it
+    (``ended_by_parent``). Without that, RLIMIT_CPU binds per process and "cpu" is named when a
+    failed run's measured CPU time reached the limit.
     """
     if ended_by_parent is not None:
         return ended_by_parent
@@ -197,6 +246,6 @@ def observed_limit(
         return "memory"
     if counters is not None and counters.pids_refused > 0:
         return "processes"
-    if cpu_seconds >= limits.cpu * _CPU_SHARE - _CPU_SLACK:
+    if not cpu_enforced and cpu_seconds >= limits.cpu * _CPU_SHARE - _CPU_SLACK:
         return "cpu"
     return None

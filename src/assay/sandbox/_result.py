@@ -47,6 +47,10 @@ class RunResult:
     the candidate's live process gave: a finding about the work, whatever limit counters moved
     elsewhere in the sandbox."""
 
+    channel: bytes | None = None
+    """What arrived on the run's private result channel (``RESULT_ARG``), at most its limit plus
+    one byte; None when the run had none (or it could not be read to its end)."""
+
     @property
     def tail(self) -> str:
         """The last 300 characters of output, for failure details."""

@@ -10,17 +10,23 @@ cannot open its ``/proc/PID/mem`` or ``/proc/PID/fd`` or attach to it.
 
 ``python`` and ``hidden_python``: the check runs here, as the real ``__main__`` module, with a
 ``sys.path`` that never holds the workspace, so ``import math`` is always the standard library's
-and nothing the judge imports (``traceback``, ``unittest``) can come from the workspace; a finder
-placed before the standard one returns the standard module for any name the standard library or
-site-packages has, even if the check put the workspace on ``sys.path`` itself. Importing a module
-that exists only in the workspace (cwd) gives a proxy: the candidate's code runs in its own
-process, and only plain data crosses back (``_proxy.py`` says exactly what crosses and how
+and nothing the judge imports (``traceback``, ``unittest``) can come from the workspace. One
+finder, first in ``sys.meta_path`` (the standard PathFinder is taken out), resolves every import:
+the standard library and site-packages first; any other module found in the workspace, also
+through a ``sys.path`` entry the check added (``src/``, ``""`` after ``os.chdir``, a zip), is a
+proxy; anything else is refused. An audit hook (which cannot be removed) refuses running
+code from a workspace file in this process, reading a workspace ``.pth`` file, and
+unpickling anything but plain data. Importing a workspace module gives a proxy: the
+candidate's code runs in its own process, and only plain data crosses back (``_proxy.py`` says exactly what crosses and how
 candidate objects and exceptions look here; ``_candidate.py`` is that process's side). That
 process is a zygote: a copy of this one forked first thing, before the control message (and so
 the nonce) was read, which closes the control and done pipes at once and waits, running nothing,
 until the check imports a workspace module. When the check runs to its last line, every test it
 defines passed (``_tests.py``), and the functions a check relies on to fail are still the same
-objects (compared with ``is``), the judge writes the nonce to DONE.
+objects (compared with ``is``), the judge writes the nonce to DONE. When the check fails (an
+assertion, an exception, a failed test) while the candidate's process is alive, so the failure
+is about the answers it gave and not a limit's consequence, the judge reports ``failed`` with
+the nonce: the verifier then believes no limit counted elsewhere in the sandbox.
 
 ``shell``: bash runs the check as a child of this process (``_shellrun.py``); no harness
 variable or command runs in that shell before the check's last line.
@@ -204,7 +210,7 @@ def _install_finder(
             proxy = _load("_proxy")
             paths = [workspace, *site]
             state["spec_for"] = proxy["install"](
-                _source("_candidate"), paths, zygote, _STATE["delimiter"]
+                _source("_candidate"), paths, zygote, _STATE["delimiter"], _STATE["found"]
             )
             _AT_END.append(proxy["finish"])
             _STATE["candidate_alive"] = proxy["candidate_alive"]
@@ -238,7 +244,7 @@ def _install_finder(
                 remote = state.get("module_type")
                 if remote is not None and isinstance(parent, remote):
                     return proxy(name, True, None)
-                found = path_finder.find_spec(name, path)
+                found = path_finder.find_spec(name, path)  # type: ignore[arg-type]
                 return None if found is None else judged(name, found)
             found = path_finder.find_spec(name, trusted)
             if found is not None:
@@ -267,9 +273,21 @@ _PICKLE_NAMES = frozenset(
         *(
             ("builtins", n)
             for n in (
-                "list dict set frozenset tuple int float complex str bytes bytearray bool "
-                "slice range"
-            ).split()
+                "list",
+                "dict",
+                "set",
+                "frozenset",
+                "tuple",
+                "int",
+                "float",
+                "complex",
+                "str",
+                "bytes",
+                "bytearray",
+                "bool",
+                "slice",
+                "range",
+            )
         ),
         ("collections", "OrderedDict"),
         ("collections", "defaultdict"),
@@ -292,8 +310,9 @@ _PICKLE_NAMES = frozenset(
 def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[str, Any], None]":
     """A second wall (audit hooks cannot be removed): the judge never runs the workspace's code.
 
-    Refused, ending the check: executing or compiling code whose file is under the workspace
-    (``runpy``, ``spec_from_file_location``, any loader), reading a ``.pth`` file from it
+    Refused, ending the check: executing code whose file is under the workspace (``runpy``,
+    ``spec_from_file_location``, any loader; compiling alone runs nothing, and the zip importer
+    compiles while merely looking a module up), reading a ``.pth`` file from it
     (``site.addsitedir`` executes their lines), and unpickling anything but plain data (a
     pickle names the functions it calls: unpickling candidate data runs candidate code).
     Reading workspace files as data stays allowed. ``exec(open(path).read())`` cannot be seen:
@@ -302,7 +321,7 @@ def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[s
     root = os.path.normpath(workspace) + "/"
     normpath, abspath = os.path.normpath, os.path.abspath
     allowed = _PICKLE_NAMES
-    watched = frozenset(("exec", "compile", "open", "pickle.find_class"))
+    watched = frozenset(("exec", "open", "pickle.find_class"))
 
     def inside(filename: object) -> bool:
         if isinstance(filename, bytes):
@@ -318,14 +337,11 @@ def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[s
             filename = getattr(args[0], "co_filename", None)
             if inside(filename):
                 refuse(f"the check ran code from the workspace in the judge ({filename})")
-        elif event == "compile":
-            if inside(args[1]):
-                refuse(f"the check compiled code from the workspace in the judge ({args[1]})")
         elif event == "open":
             name = args[0]
             if isinstance(name, str) and name.endswith(".pth") and inside(name):
                 refuse(f"the check read a .pth file of the workspace ({name}) in the judge")
-        elif (str(args[0]), str(args[1])) not in allowed and not str(args[0]) == "datetime":
+        elif (str(args[0]), str(args[1])) not in allowed and str(args[0]) != "datetime":
             refuse(
                 f"the check unpickled data naming {args[0]}.{args[1]}: unpickling runs the "
                 "code a pickle names, so in the judge only plain data may be unpickled; load "
@@ -400,7 +416,7 @@ def _refute(reason: str, finding: bool = True) -> None:
     os._exit(1)
 
 
-_STATE["refuse"] = lambda reason: _refute(reason, False)
+_STATE["refuse"] = _refute
 
 
 def _guards(

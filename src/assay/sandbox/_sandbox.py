@@ -26,8 +26,10 @@ import os
 import secrets
 import select
 import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -37,14 +39,23 @@ from pathlib import Path
 from typing import Literal
 
 from assay._errors import SandboxUnavailable
-from assay.sandbox._cgroup import DEFAULT_PARENT, CgroupError, Hierarchy, RunCgroup, hierarchy
+from assay.sandbox._cgroup import (
+    DEFAULT_PARENT,
+    CgroupError,
+    Hierarchy,
+    RunCgroup,
+    hierarchy,
+    pid_alive,
+)
 from assay.sandbox._cgroup import sweep_stale as sweep_stale_cgroups
+from assay.sandbox._folders import sweep_stale as sweep_stale_folders
 from assay.sandbox._limits import Limits
 from assay.sandbox._reading import (
     collect,
     events_of,
     kill_tree,
     observed_limit,
+    read_channel,
     read_done,
     write_all,
 )
@@ -56,6 +67,12 @@ from assay.sandbox._staging import SANDBOX_UID
 RUNNER = Path(__file__).with_name("_runner.py")
 RUNNER_TARGET = "/.assay/runner.py"
 _MIB = 1024 * 1024
+RESULT_ARG = "{result}"
+"""In ``run``'s argv: replaced by the number of the run's end of a private result channel (a
+unix stream socket, which unlike a pipe cannot be reopened through ``/proc/PID/fd``); what
+arrives on it, at most ``CHANNEL_LIMIT + 1`` bytes, is ``RunResult.channel``."""
+CHANNEL_LIMIT = 64 * 1024
+_CPU_BACKSTOP = 2
 _JOIN_FAILED = 125
 """Exit status of the joining shell when it could not enter the run's cgroup."""
 
@@ -142,7 +159,8 @@ class Sandbox:
         ``control`` is written to a pipe whose read end number replaces ``{control}`` in
         ``argv``; the write end of a second pipe replaces ``{done}``. Lines arriving on it that
         start with ``nonce`` decide ``started`` and ``completed`` (see the runner and
-        ``runner_control``). Untrusted code on the local backend raises SandboxUnavailable
+        ``runner_control``). An argument holding ``RESULT_ARG`` gets a private result channel
+        (see there). Untrusted code on the local backend raises SandboxUnavailable
         unless ``allow_unisolated`` was given. Whatever happens, every process of the run is
         killed and its cgroup is removed before this returns or raises.
         """
@@ -157,13 +175,20 @@ class Sandbox:
             fds = _Fds(stack)
             control_read, control_write = fds.pipe()
             done_read, done_write = fds.pipe()
+            channel: tuple[int, int] | None = None
+            if any(RESULT_ARG in a for a in argv):
+                channel = fds.socketpair()
             argv = [
-                a.replace("{control}", str(control_read)).replace("{done}", str(done_write))
+                a.replace("{control}", str(control_read))
+                .replace("{done}", str(done_write))
+                .replace(RESULT_ARG, str(channel[1] if channel else -1))
                 for a in argv
             ]
             command, popen_env, popen_cwd, passed = self._command(
                 argv, cwd, mounts, env, limits, cgroup, fds
             )
+            if channel is not None:
+                passed = (*passed, channel[1])
             start = time.monotonic()
             try:
                 process = subprocess.Popen(
@@ -192,10 +217,22 @@ class Sandbox:
                 target=write_all, args=(fds.take(control_write), control or b""), daemon=True
             )
             writer.start()
-            seen = collect(process, limits, start, kill)
+            received = bytearray()
+            reader = None
+            if channel is not None:
+                reader = threading.Thread(
+                    target=read_channel,
+                    args=(fds.take(channel[0]), CHANNEL_LIMIT, received),
+                    daemon=True,
+                )
+                reader.start()
+            cpu_usage = cgroup.cpu_usage if cgroup is not None and cgroup.accounts_cpu else None
+            seen = collect(process, limits, start, kill, cpu_usage)
             done = read_done(fds.take(done_read))
             writer.join(timeout=1)
             kill()  # what the run left behind (daemons outside the PID namespace, locally)
+            if reader is not None:
+                reader.join(timeout=5)  # every holder of the other end is dead: it ends now
             elapsed = time.monotonic() - start
             returncode = process.returncode
             exit_code = returncode if returncode is not None and returncode >= 0 else None
@@ -210,6 +247,7 @@ class Sandbox:
                 counters=counters,
                 cpu_seconds=cpu,
                 limits=limits,
+                cpu_enforced=cpu_usage is not None,
             )
             events = events_of(done, nonce)
             return RunResult(
@@ -228,6 +266,7 @@ class Sandbox:
                 tampered=["tampered"] in events,
                 runner_failed=["runner_error"] in events,
                 check_failed=["failed"] in events,
+                channel=(bytes(received) if reader is not None and not reader.is_alive() else None),
             )
         raise AssertionError("unreachable")  # pragma: no cover  (the with block returns)
 
@@ -277,6 +316,7 @@ class Sandbox:
         """The run's cgroup, if one can be made; closed (emptied, removed) by ``stack``."""
         where = hierarchy(self.cgroup_parent) if self.cgroups else None
         _sweep_once(where)
+        _sweep_folders_once()
         if where is None:
             return None
         try:
@@ -443,9 +483,14 @@ def _prelude(limits: Limits, cgroup: RunCgroup | None) -> str:
     neither memfds nor tmpfs pages), RLIMIT_NPROC (per uid: concurrent sandboxes would share it)
     and RLIMIT_FSIZE (every file the run can write is on a tmpfs charged to the cgroup) are not
     set: each would only turn a limit into a failure the parent cannot tell from a fake one.
-    Without a cgroup they are the only bounds there are.
+    Without a cgroup they are the only bounds there are. RLIMIT_CPU is per process: with a
+    cgroup that accounts CPU time, the parent enforces ``cpu_seconds`` on the whole run, and
+    RLIMIT_CPU is only a backstop ``_CPU_BACKSTOP`` seconds above it (for a parent that could
+    not read the counter); without one it is the CPU limit, per process.
     """
     cpu = limits.cpu
+    if cgroup is not None and cgroup.accounts_cpu:
+        cpu += _CPU_BACKSTOP  # the parent enforces the whole run's limit; this is a backstop
     settings = [
         f"ulimit -S -t {cpu}",
         f"ulimit -H -t {cpu + 1}",
@@ -486,6 +531,13 @@ class _Fds:
         self._open.update((read_end, write_end))
         return read_end, write_end
 
+    def socketpair(self) -> tuple[int, int]:
+        """A connected pair of unix stream sockets (the parent's end, the run's end)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pair = ours.detach(), theirs.detach()
+        self._open.update(pair)
+        return pair
+
     def take(self, fd: int) -> int:
         self._open.discard(fd)
         return fd
@@ -505,6 +557,18 @@ def _sweep_once(where: Hierarchy | None) -> None:
     """Remove the cgroups that runs of killed verifier processes left behind."""
     if where is not None:
         sweep_stale_cgroups(where)
+
+
+STAGING_PREFIX = "assay-run-"
+"""Staging folders of code checks, ``assay-run-{pid}-...`` in the temporary folder (``mkdtemp``;
+checker scratch folders are swept by ``_protocol``)."""
+
+
+@lru_cache(maxsize=1)
+def _sweep_folders_once() -> int:
+    """Remove the staging folders of verifier processes killed mid-run: only this uid's own
+    0700 folders, never through a link (``_folders.sweep_stale``)."""
+    return sweep_stale_folders(Path(tempfile.gettempdir()), STAGING_PREFIX, pid_alive)
 
 
 def _reap_quietly(process: subprocess.Popen[bytes]) -> None:

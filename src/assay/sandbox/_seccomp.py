@@ -24,6 +24,12 @@ What it refuses, and why (EPERM unless said otherwise):
   fall back to ordinary calls), module and kexec calls, ``reboot``, ``swapon``/``swapoff``,
   ``acct``, clock setting, ``syslog``, ``quotactl``, ``fanotify_init``, ``lookup_dcookie``,
   ``vhangup``, ``iopl``/``ioperm``, host and domain names, and long-removed calls.
+- **Sockets of families the network namespace does not isolate**: ``socket`` and
+  ``socketpair`` answer EAFNOSUPPORT for every family but AF_UNIX, AF_INET and AF_INET6.
+  ``--unshare-net`` leaves the sandbox only a loopback for IP, but AF_VSOCK reaches the
+  hypervisor or local vsock services on kernels without vsock namespaces, and AF_PACKET,
+  AF_NETLINK, AF_BLUETOOTH and the rest are kernel surface no check needs (glibc's
+  ``getaddrinfo`` treats a refused netlink socket as "both IP versions available").
 - ``clone3`` answers ENOSYS (its flags sit behind a pointer the filter cannot read), and the C
   library falls back to ``clone``, whose flags it can.
 - ``personality`` only with the values container runtimes allow (Linux, UNAME26, 32-bit and the
@@ -127,6 +133,8 @@ _DENIED = (
     "query_module",
     "nfsservctl",
 )
+_SOCKET_FAMILIES = (1, 2, 10)
+"""AF_UNIX, AF_INET, AF_INET6: the families a check may open sockets of."""
 _NOT_AVAILABLE = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
 
 # System call numbers per architecture: x86-64 (arch/x86/entry/syscalls/syscall_64.tbl) and
@@ -146,7 +154,7 @@ _X86_64 = {
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
     "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
-    "quotactl_fd": 443,
+    "quotactl_fd": 443, "socket": 41, "socketpair": 53,
 }  # fmt: skip
 _AARCH64 = {
     "lookup_dcookie": 18, "umount2": 39, "mount": 40, "pivot_root": 41, "chroot": 51,
@@ -161,6 +169,7 @@ _AARCH64 = {
     "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
     "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
     "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443,
+    "socket": 198, "socketpair": 199,
 }  # fmt: skip
 _ARCHES = {
     "x86_64": (0xC000003E, _X86_64, True),  # AUDIT_ARCH_X86_64; x32 numbers to refuse
@@ -213,6 +222,12 @@ def program(machine: str | None = None) -> bytes:
         _ret(eperm),
         _op(_LD_W_ABS, _NR),
     ]
+    # socket, socketpair: only the families the network namespace isolates (or local ones).
+    families = _SOCKET_FAMILIES
+    for name in ("socket", "socketpair"):
+        code += [_op(_JEQ_K, numbers[name], 0, len(families) + 3), _op(_LD_W_ABS, _ARG0_LOW)]
+        code += [_op(_JEQ_K, f, len(families) - i, 0) for i, f in enumerate(families)]
+        code += [_ret(_RET_ERRNO | errno.EAFNOSUPPORT), _op(_LD_W_ABS, _NR)]
     # personality: only the harmless values; anything else is refused.
     allowed = len(_PERSONALITIES)
     code += [_op(_JEQ_K, numbers["personality"], 0, allowed + 2), _op(_LD_W_ABS, _ARG0_LOW)]

@@ -107,11 +107,14 @@ class Tests:
         for name, value in vars(self._check).items():
             if not self._own(value):
                 continue
-            if name.startswith("test_") or (isinstance(value, type) and name.startswith("Test")):
+            if name.startswith("test_") or _collected(name, value):
                 return True
-            if unittest is not None and isinstance(value, type):
-                if issubclass(value, unittest.TestCase):
-                    return True
+            if (
+                unittest is not None
+                and isinstance(value, type)
+                and issubclass(value, unittest.TestCase)
+            ):
+                return True
         return False
 
     def _supported(self, name: str, function: "Any", arguments: int) -> None:
@@ -162,7 +165,7 @@ class Tests:
                     continue
                 self._supported(f"{name}.{method}", function, 1)
                 ran += 1
-                failed += self._call(f"{name}.{method}", lambda c=cls, m=method: _one(c, m))
+                failed += self._call(f"{name}.{method}", _bound(cls, method))
         return ran, failed
 
     def _run_unrun_cases(self) -> None:
@@ -178,6 +181,20 @@ class Tests:
             loader = unittest.TestLoader()
             suite = unittest.TestSuite(loader.loadTestsFromTestCase(c) for c in cases)
             self._results.append(unittest.TextTestRunner().run(suite))
+
+
+def _collected(name: str, value: object) -> bool:
+    """A pytest test class: ``Test*``, no ``__init__``, with ``test_*`` methods."""
+    return (
+        isinstance(value, type)
+        and name.startswith("Test")
+        and "__init__" not in vars(value)
+        and any(m.startswith("test_") for m in dir(value))
+    )
+
+
+def _bound(cls: type, method: str) -> "Callable[[], None]":
+    return lambda: _one(cls, method)
 
 
 def _one(cls: type, method: str) -> None:

@@ -125,11 +125,12 @@ def test_no_workspace_runs_in_scratch(sandbox: Sandbox) -> None:
     assert run(sandbox, None, {"kind": "shell", "code": "pwd", "value": "/tmp"}).status is V
 
 
-def test_a_large_workspace_is_inconclusive(sandbox: Sandbox, ws: Path) -> None:
+def test_a_workspace_too_large_to_stage_is_refuted(sandbox: Sandbox, ws: Path) -> None:
+    # The workspace is the work: a wrong answer must not mask itself by adding files.
     (ws / "big.bin").write_bytes(b"0" * (2 * 1024 * 1024))
     outcome = run(sandbox, ws, {"kind": "shell", "code": "true"}, config=Config(max_staged_mb=1))
-    assert outcome.status is I
-    assert "too large to stage" in outcome.detail
+    assert outcome.status is R
+    assert "the workspace cannot be staged" in outcome.detail
 
 
 def test_untrusted_kinds_refuse_to_run_unisolated(ws: Path) -> None:
@@ -159,10 +160,10 @@ def test_a_runner_failure_is_an_error_not_a_finding() -> None:
     from assay.sandbox import RunResult
 
     failed = RunResult(0, None, "", 0, False, 0.1, "bwrap", started=True, runner_failed=True)
-    outcome = _judge(failed, CodeSpec(code="pass"), hidden=False)
+    outcome = _judge((failed, ""), CodeSpec(code="pass"), hidden=False)
     assert outcome.status is E
     never_started = RunResult(1, None, "bwrap: cannot mount", 20, False, 0.1, "bwrap")
-    assert _judge(never_started, CodeSpec(code="pass"), hidden=False).status is E
+    assert _judge((never_started, ""), CodeSpec(code="pass"), hidden=False).status is E
 
 
 def test_tampering_cannot_reach_the_check(sandbox: Sandbox, ws: Path) -> None:

@@ -51,7 +51,11 @@ def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction
 
     Only called when the spec names a unit or refuses one: a unitless check never loads pint.
     """
-    value = Fraction(number.numerator, number.denominator)
+    value = (
+        Fraction(number.numerator)  # the common case, without a gcd
+        if number.denominator == 1
+        else Fraction(number.numerator, number.denominator)
+    )
     found = _units.unit_after(text, number.end)
     if spec.unit is None:
         if found is not None:
@@ -67,7 +71,7 @@ def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction
         return Outcome.refuted(
             f"wrong unit: {written!r} is not convertible to {spec.unit!r}; give the value in {spec.unit}"
         )
-    other = _units.other_unit(text, number.end, written, unit, target)
+    other = _units.other_unit(text, number.start, number.end, written, unit, target)
     if other is not None:
         return Outcome.refuted(
             f"ambiguous unit: the answer names {written!r} and {other!r}; give one unit",
@@ -120,7 +124,12 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
     with its own message: no number, more than one number (every digit of any script and every
     number-like token counts, so "part 2: 42", ``11 or711``, ``42 or ４３``, ``42²``, ``42 NaN``
     and ``42 or forty-three`` are ambiguous and 711 is never read as 11), a number that cannot be
-    read exactly (``42 million``, ``42k`` without a unit in the spec, ``±42``, ``42+``, ``½``), a
+    read exactly (``42 million``, ``42 hundredths``, ``$42m``, ``42k`` without a unit in the
+    spec, ``±42``, ``42+``, ``½``, a sign word or a sign set apart by markup: ``minus 42``,
+    ``-(42)``, ``-**42**``; an operator or function on it: ``√42``, ``e^42``, ``exp(42)``,
+    ``\\sqrt{42}``, ``42π``, ``42 +/-``, ``0xFF``; a combining mark on it), a spelled or roman
+    number beside it (``42 or fortythree``, ``42 or XLIII``; roman numerals of two letters or
+    more count, a lone ``I``/``V``/``X`` does not), a
     non-finite value (``nan``, ``inf``, ``1e400``), the wrong unit (including any unit pint cannot
     read or convert), a value outside tolerance. A unit owns digits only as its exponent
     (``m^2``, ``m²``; not ``cm3``). An integer ``value`` compares exactly

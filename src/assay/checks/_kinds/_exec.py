@@ -9,6 +9,7 @@ says they are part of the rules (``limits_are_rules``), when they refute.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Annotated, Literal, Self
@@ -96,7 +97,7 @@ def _run(
         sandbox = sandbox_for(ctx)
     except SandboxUnavailable as exc:
         return Outcome.error(str(exc)), ""
-    with tempfile.TemporaryDirectory(prefix="assay-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=f"assay-run-{os.getpid()}-") as scratch:
         mounts = judge_mounts(shell=mode == "shell")
         cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
         if ctx.workspace is not None:
@@ -237,9 +238,15 @@ def python(spec: PythonSpec, ctx: CheckContext) -> Outcome:
     imports runs in its own process: its functions and classes are called across, and only
     plain data comes back (None, bool, numbers, str, bytes, and lists, tuples, dicts and sets
     of them, with their exact types); a subclass of those, or comparing a candidate object, is
-    refuted. The standard library always wins over a workspace file of the same name.
-    ``unittest.main()`` and top-level ``def test_*():`` functions work as their users expect:
-    a failing test, or no test at all, refutes.
+    refuted. Lists, dicts and sets an argument holds are changed in place as the candidate's
+    code changed them. The standard library always wins over a workspace file of the same
+    name, and code from the workspace never runs in the check's process (a module found
+    through a ``sys.path`` entry the check adds is imported by proxy too; unpickling anything
+    but plain data is refused: load the agent's data with json or
+    ``numpy.load(allow_pickle=False)``). ``unittest.main()``, top-level ``def test_*():``
+    functions and pytest ``class Test*:`` classes work as their users expect: a failing test,
+    an async or generator test, or no test at all, refutes. What candidate code prints is
+    never matched by ``value`` / ``pattern``.
     """
     return _judge(_run(ctx, "python", spec.code, spec, "<python check>"), spec, hidden=False)
 

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, Field, model_validator
 
@@ -28,7 +28,12 @@ from assay.checks._sandboxing import sandbox_for
 from assay.checks._spec import NonBlank, Spec
 from assay.sandbox import InputTooLarge, Limits, Sandbox, run_checker
 from assay.sandbox._conform import Conformance, Fixture, FixtureResult, conformance, run_fixture
-from assay.sandbox._protocol import NAME
+from assay.sandbox._protocol import (
+    NAME,
+    SubmissionUnstageable,
+    default_command,
+    with_result_channel,
+)
 from assay.sandbox._staging import MAX_DEPTH, MAX_ENTRIES
 from assay.status import Outcome
 
@@ -57,6 +62,15 @@ class ProgramSpec(Spec):
     """Wall-clock seconds for the checker; running out is an error of the checker."""
     memory_mb: int = Field(1024, gt=0)
     """Address space per process, in MiB."""
+    result_channel: Literal["file", "fd"] = "file"
+    """Where the checker concludes. "file": /output/result.json. "fd": only what it writes on
+    descriptor 3 (``ASSAY_RESULT_FD``; strict JSON, the same schema, at most 64 KiB), a private
+    channel a process it starts holds only if the checker passes it on; /output/result.json is
+    then ignored and /output/evidence is writable by what the checker runs. A checker that runs
+    submission code must use "fd" and must not pass descriptor 3 to it (Python's ``subprocess``
+    closes it by default; in a shell, run it with ``3>&-``): with "file", the submission can
+    overwrite the verdict. Such a submission can still kill its checker: that is ``error``,
+    never a verdict. Conformance fixtures run with the same channel."""
     fixtures: NonBlank | None = None
     """Conformance fixtures (a folder of fixture folders, relative to the task file; see
     ``assay checker conform``). When given, the checker may judge only after it reproduced every
@@ -133,6 +147,9 @@ def program(spec: ProgramSpec, ctx: CheckContext) -> Outcome:
             named = spec.fixtures if label == "fixtures" else spec.held_back_fixtures
             return Outcome.error(f"the checker's {label} folder {named!r} does not exist")
     command = list(spec.command) if spec.command else None
+    if spec.result_channel == "fd":
+        assert command is not None or checker is not None  # the spec's validator
+        command = with_result_channel(command or default_command(checker))  # type: ignore[arg-type]
     limits = Limits(timeout=spec.timeout, memory_mb=spec.memory_mb)
     max_bytes = ctx.config.max_staged_mb * 1024 * 1024
     oversize = _oversize(artifacts, references, max_bytes)
@@ -163,6 +180,8 @@ def program(spec: ProgramSpec, ctx: CheckContext) -> Outcome:
                     {"conformance": _gate_evidence(gate, store)},
                 )
         run = run_checker(sandbox, command, checker, artifacts, references, limits, max_bytes)
+    except SubmissionUnstageable as exc:
+        return Outcome.refuted(str(exc))
     except InputTooLarge as exc:
         return Outcome.inconclusive(str(exc))
     except UnsafeCache as exc:

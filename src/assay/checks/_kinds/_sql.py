@@ -18,7 +18,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal, Self
 from urllib.parse import quote
@@ -87,6 +87,8 @@ longer one: SQLite's own maximum is 1e9, and one opcode on such values (replace,
 run for minutes between two looks at the clock."""
 _FORMAT = re.compile(r"\*|[0-9]{5}")
 _MAX_FORMAT = 1000
+_MAX_PATTERN = 1000
+"""Longest LIKE/GLOB pattern in an answer query: matching is O(text x pattern) in one opcode."""
 _MIN_COLUMN_CAP = 100
 _MIN_BYTES_CAP = 64 << 20
 """Total bytes of values an answer query may return, unless the expected rows hold more."""
@@ -108,15 +110,18 @@ def _cap_answer(connection: sqlite3.Connection, expected: list[tuple[Any, ...]])
     honest answer never needs more than they hold); returns the total bytes it may return."""
     longest = max((_size(v) for row in expected for v in row), default=0)
     width = max((len(row) for row in expected), default=0)
-    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(_MIN_VALUE_CAP, 2 * longest))
+    cap = max(_MIN_VALUE_CAP, 8 * longest)  # bytes: a character takes up to 4 in UTF-8
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, cap)
     connection.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(_MIN_COLUMN_CAP, 2 * width))
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, _MAX_PATTERN)
     formatter = sqlite3.connect(":memory:", check_same_thread=False)
-    formatter.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(_MIN_VALUE_CAP, 2 * longest))
+    formatter.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, cap)
 
     def bounded_printf(fmt: Any, *args: Any) -> Any:
         """SQLite's printf builds a '%.1000000000c' one character at a time in one opcode
         (even past the length cap): widths and precisions are bounded before it runs."""
-        if isinstance(fmt, str) and (len(fmt) > _MAX_FORMAT or _FORMAT.search(fmt)):
+        shown = fmt.decode("latin-1") if isinstance(fmt, bytes) else str(fmt)
+        if len(shown) > _MAX_FORMAT or _FORMAT.search(shown):
             raise ValueError("printf: width, precision or format too large")
         marks = ", ".join("?" * (1 + len(args)))
         return formatter.execute(f"SELECT printf({marks})", (fmt, *args)).fetchone()[0]
@@ -157,7 +162,8 @@ def _run(
 
     def interrupt() -> None:
         timed_out.set()
-        connection.interrupt()
+        with suppress(sqlite3.Error):  # the query may have ended meanwhile
+            connection.interrupt()
 
     connection.set_progress_handler(watchdog, _PROGRESS_PERIOD)
     timer = threading.Timer(timeout, interrupt)
