@@ -82,6 +82,10 @@ def answer():
 }
 
 
+SURVIVES_ITS_CHILDREN = {"processes_each_under_the_old_limit"}
+"""Evasions where the memory is used by children the candidate's own process outlives."""
+
+
 @pytest.mark.parametrize("rules", [True, False], ids=["limits_are_rules", "default"])
 @pytest.mark.parametrize("name", sorted(EVASIONS))
 def test_memory_evasion_is_a_memory_limit(name: str, rules: bool, tmp_path: Path) -> None:
@@ -95,6 +99,12 @@ def test_memory_evasion_is_a_memory_limit(name: str, rules: bool, tmp_path: Path
         limits_are_rules=rules,
     )
     assert outcome.status is not V, outcome.detail
+    if name in SURVIVES_ITS_CHILDREN:
+        # The candidate's own process stays alive and reports the failure its killed children
+        # caused; the judge then saw the check fail on what a live candidate gave, and no limit
+        # hit elsewhere in the sandbox may turn that into a masked result (a sacrificial child).
+        assert outcome.status is R, outcome.detail
+        return
     assert outcome.status is (R if rules else I), outcome.detail
     assert outcome.evidence["limit"] == "memory", outcome.evidence
     assert outcome.evidence["memory_limit"] in ("cgroup-v1", "cgroup-v2")
