@@ -13,7 +13,8 @@ import assay.sandbox._sandbox as backend
 HELPERS = ["_runner", "_proxy", "_candidate", "_tests", "_shellrun"]
 TOP_LEVEL = {"builtins", "marshal", "os", "sys"}
 # Imported inside a function, only on the path that needs it.
-LAZY = {"_ctypes", "_socket", "_thread", "unittest", "traceback"}
+LAZY = {"_ctypes", "_socket", "_thread", "unittest", "traceback", "_imp"}
+# (``_imp`` is loaded by every interpreter at start-up, so importing it costs nothing.)
 
 
 @pytest.mark.parametrize("name", HELPERS)

@@ -83,6 +83,7 @@ def main() -> None:
     _install_finder(spec["cwd"], spec["path"], zygote)
     _STATE["found"] = lambda: _found(done_fd, failed)
     sys.addaudithook(_audit_hook(spec["cwd"], _STATE["refuse"]))
+    _guard_extensions(_STATE["refuse"])
     write(done_fd, started)
     tests, stop = None, ()
     if "unittest" in spec["code"] or "def test_" in spec["code"] or "class Test" in spec["code"]:
@@ -303,6 +304,7 @@ _PICKLE_NAMES = frozenset(
         ),
         ("numpy", "ndarray"),
         ("numpy", "dtype"),
+        *(("datetime", n) for n in ("date", "time", "datetime", "timedelta", "timezone")),
     ]
 )
 
@@ -321,7 +323,8 @@ def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[s
     root = os.path.normpath(workspace) + "/"
     normpath, abspath = os.path.normpath, os.path.abspath
     allowed = _PICKLE_NAMES
-    watched = frozenset(("exec", "open", "pickle.find_class"))
+    watched = frozenset(("exec", "open", "pickle.find_class", "ctypes.dlopen"))
+    trusted = _trusted_roots()
 
     def inside(filename: object) -> bool:
         if isinstance(filename, bytes):
@@ -341,7 +344,16 @@ def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[s
             name = args[0]
             if isinstance(name, str) and name.endswith(".pth") and inside(name):
                 refuse(f"the check read a .pth file of the workspace ({name}) in the judge")
-        elif (str(args[0]), str(args[1])) not in allowed and str(args[0]) != "datetime":
+        elif event == "ctypes.dlopen":
+            name = args[0]
+            if isinstance(name, bytes):
+                name = name.decode("utf-8", "replace")
+            if isinstance(name, str) and "/" in name and not _under(name, trusted):
+                refuse(
+                    f"the check loaded a native library from outside the system ({name}) into "
+                    "the judge: its code would run where the verdict is made"
+                )
+        elif (str(args[0]), str(args[1])) not in allowed:  # a dotted name never is
             refuse(
                 f"the check unpickled data naming {args[0]}.{args[1]}: unpickling runs the "
                 "code a pickle names, so in the judge only plain data may be unpickled; load "
@@ -349,6 +361,34 @@ def _audit_hook(workspace: str, refuse: "Callable[[str], None]") -> "Callable[[s
             )
 
     return hook
+
+
+def _trusted_roots() -> "tuple[str, ...]":
+    """Where native code the judge may load lives: the system and this Python's prefixes."""
+    roots = ["/usr/", "/lib/", "/lib64/"]
+    roots += [os.path.realpath(p).rstrip("/") + "/" for p in (sys.prefix, sys.base_prefix)]
+    return tuple(roots)
+
+
+def _under(path: str, roots: "tuple[str, ...]") -> bool:
+    return os.path.realpath(path).startswith(roots)
+
+
+def _guard_extensions(refuse: "Callable[[str], None]") -> None:
+    """Extension modules load through ``_imp.create_dynamic``, which raises no audit event the
+    hook sees: wrap it (the import machinery looks it up on ``_imp`` at each call), so a
+    workspace ``.so`` loaded by ``spec_from_file_location`` never runs in the judge."""
+    import _imp
+
+    create, trusted = _imp.create_dynamic, _trusted_roots()
+
+    def create_dynamic(spec: "Any", *rest: "Any") -> "Any":
+        origin = getattr(spec, "origin", None)
+        if not isinstance(origin, str) or not _under(origin, trusted):
+            refuse(f"the check loaded an extension module from outside the system ({origin})")
+        return create(spec, *rest)
+
+    _imp.create_dynamic = create_dynamic
 
 
 def _source(name: str) -> str:

@@ -97,6 +97,9 @@ _BASE_ENV = {
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
     "PYTHONDONTWRITEBYTECODE": "1",
+    # HOME (/tmp) is writable: without this, code a submission plants in the user site-packages
+    # (usercustomize.py) runs first in every later Python of the same run, the author's own too.
+    "PYTHONNOUSERSITE": "1",
 }
 
 
