@@ -287,15 +287,19 @@ def tokens(original: str) -> list[Token]:
         out.append(Token(kind, original[start:stop], start, stop))
         i = end
 
+    def word_end(start: int) -> int:
+        """Where a (qualified) name starting at ``start`` ends."""
+        end = _run(fooled, start)
+        if end < n and text[end] == "}" and text[end - 1] == "-":
+            raise AgdaLexError("a comment end -} outside a comment", text, end - 1)
+        while end + 1 < n and text[end] == "." and _ident_start(fooled, end + 1):
+            end = _run(fooled, end + 1)
+        return end
+
     while i < n:
         c = fooled[i]
         if c in _PLAIN_START:  # the common case first: a name that can be nothing else
-            end = _run(fooled, i)
-            if end < n and text[end] == "}" and text[end - 1] == "-":
-                raise AgdaLexError("a comment end -} outside a comment", text, end - 1)
-            while end + 1 < n and text[end] == "." and _ident_start(fooled, end + 1):
-                end = _run(fooled, end + 1)
-            add("word", end)
+            add("word", word_end(i))
         elif c in " \n\r\f\v":
             i = _SPACES.match(fooled, i).end()  # type: ignore[union-attr]
         elif c == "\t":
@@ -334,12 +338,7 @@ def tokens(original: str) -> list[Token]:
                 end += 1
             add("symbol", end)
         elif _ident_start(fooled, i):
-            end = _run(fooled, i)
-            if end < n and text[end] == "}" and text[end - 1] == "-":
-                raise AgdaLexError("a comment end -} outside a comment", text, end - 1)
-            while end + 1 < n and text[end] == "." and _ident_start(fooled, end + 1):
-                end = _run(fooled, end + 1)
-            add("word", end)
+            add("word", word_end(i))
         elif c in "\\_":
             add("symbol", i + 1)  # a lambda, or an underscore that starts no name
         else:
