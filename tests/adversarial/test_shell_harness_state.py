@@ -99,3 +99,17 @@ def test_a_process_the_check_starts_cannot_write_the_report(tmp_path: Path, name
     code = 'python3 forge.py\ntest "$(cat answer.txt)" = 42'
     outcome = run(tmp_path, files, {"kind": "shell", "code": code})
     assert outcome.status is Status.REFUTED, outcome.detail
+
+
+def test_no_readable_bash_is_ever_used_in_place_of_the_protected_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the unreadable copy of bash cannot be installed (its folder belongs to someone
+    else), a shell check is an error, never silently run with a readable, dumpable bash whose
+    report token the check's children could read."""
+    from assay.sandbox import _judge_files
+
+    monkeypatch.setattr(_judge_files, "_protected_bash", lambda: None)
+    outcome = run(tmp_path, {"solve.sh": "echo 4\n"}, {"kind": "shell", "code": "true"})
+    assert outcome.status is Status.ERROR, outcome.detail
+    assert "readable bash" in outcome.detail

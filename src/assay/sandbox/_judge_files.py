@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from assay.sandbox._sandbox import Mount
+from assay.sandbox._shellrun import PROTECTED_BASH
 
 HELPERS = ("_proxy", "_candidate", "_tests", "_shellrun")
 CANDIDATE_MARK = "candidate| "
@@ -43,7 +44,7 @@ def judge_mounts(shell: bool) -> list[Mount]:
     mounts += [Mount(path, f"{INSIDE}/{name}.code") for name, path in _compiled().items()]
     bash = _protected_bash() if shell else None
     if bash is not None:
-        mounts.append(Mount(bash, f"{INSIDE}/bash"))
+        mounts.append(Mount(bash, PROTECTED_BASH))
     return mounts
 
 

@@ -26,6 +26,7 @@ from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspa
 from assay.checks._spec import NonBlank, Spec
 from assay.sandbox import Limits, Mount, RunResult, runner_control
 from assay.sandbox._judge_files import CANDIDATE_MARK, CANDIDATE_OUTPUT, judge_mounts
+from assay.sandbox._shellrun import PROTECTED_BASH
 from assay.status import Outcome
 
 WORKSPACE = "/workspace"
@@ -99,6 +100,17 @@ def _run(
         return Outcome.error(str(exc)), ""
     with tempfile.TemporaryDirectory(prefix=f"assay-run-{os.getpid()}-") as scratch:
         mounts = judge_mounts(shell=mode == "shell")
+        if (
+            mode == "shell"
+            and sandbox.isolation == "bwrap"
+            and not any(m.target == PROTECTED_BASH for m in mounts)
+        ):
+            # A readable bash is dumpable: what the check starts could read its report token.
+            return Outcome.error(
+                "cannot install the copy of bash the sandbox user cannot read (is "
+                f"{tempfile.gettempdir()}/.assay-judge-{os.geteuid()} someone else's?); "
+                "a shell check never runs with a readable bash"
+            ), ""
         cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
         if ctx.workspace is not None:
             staged = staged_workspace(ctx, Path(scratch))
