@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/answers.py --n 500    # a quick look
 
 Prints checks/s for each and the ratio (these machines are noisy: trust ratios, not absolute
-times), and the false accepts on a corpus of reward hacks. Exits 1 unless assay refutes every hack
+times; each chunk of answers is timed best of ``--repeat`` runs for both tools, alternating), and
+the false accepts on a corpus of reward hacks. Exits 1 unless assay refutes every hack
 (a hack that comes out error or inconclusive is masked, not caught, so it counts too).
 
 Both sides do the per-episode work a trainer pays for: assay builds the check from its spec and
@@ -166,20 +167,24 @@ def _best_of(runs: int, fn: Callable[[], tuple[float, Any]]) -> tuple[float, Any
 
 
 def paired(
-    items: Sequence[Item], chunk: int = 250
+    items: Sequence[Item], chunk: int = 250, repeat: int = 3
 ) -> tuple[float, list[Status], float, list[bool]]:
-    """Time both tools chunk by chunk, back to back, so machine noise hits both alike."""
+    """Time both tools chunk by chunk, back to back and alternating, so machine noise hits both
+    alike; each chunk counts its best of ``repeat`` runs, for both tools (the same rule for both:
+    a best-of for one side only would favour it on a busy machine)."""
     assay_total, mv_total = 0.0, 0.0
     statuses: list[Status] = []
     verdicts: list[bool] = []
     for i in range(0, len(items), chunk):
         part = items[i : i + chunk]
-        elapsed, got = _best_of(3, lambda part=part: run_assay(part))
-        assay_total += elapsed
-        statuses += got
-        elapsed, said = run_math_verify(part)
-        mv_total += elapsed
-        verdicts += said
+        ours, theirs = [], []
+        for _ in range(repeat):
+            ours.append(run_assay(part))
+            theirs.append(run_math_verify(part))
+        assay_total += min(t for t, _ in ours)
+        mv_total += min(t for t, _ in theirs)
+        statuses += ours[0][1]
+        verdicts += theirs[0][1]
     return assay_total, statuses, mv_total, verdicts
 
 
@@ -187,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000, help="answers per corpus")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per chunk (best counts)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     corpora = {
@@ -203,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{'corpus':<20} {'assay checks/s':>15} {'Math-Verify checks/s':>21} {'ratio':>8}  agreement"
     )
     for name, items in corpora.items():
-        assay_time, statuses, mv_time, verdicts = paired(items)
+        assay_time, statuses, mv_time, verdicts = paired(items, repeat=args.repeat)
         ours, theirs = len(items) / assay_time, len(items) / mv_time
         verified = sum(s is Status.VERIFIED for s in statuses)
         agree = sum((s is Status.VERIFIED) == v for s, v in zip(statuses, verdicts, strict=True))
@@ -211,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{name:<20} {ours:>15,.0f} {theirs:>21,.0f} {ours / theirs:>7.0f}x  "
             f"assay verified {verified}/{len(items)}, same verdict on {agree}/{len(items)}"
         )
-    one_of_time, _ = _best_of(3, lambda: run_assay(choices))
+    one_of_time, _ = _best_of(args.repeat, lambda: run_assay(choices))
     print(f"{'answer_one_of':<20} {len(choices) / one_of_time:>15,.0f}")
 
     _, hack_statuses = run_assay(HACKS)

@@ -38,3 +38,13 @@ def test_proofs_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "harness share" in out
     assert "cached verdict" in out
+
+
+@pytest.mark.slow
+def test_answer_math_benchmark_runs_with_zero_false_accepts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import answer_math
+
+    assert answer_math.main(["--every", "20", "--no-math-verify"]) == 0
+    assert "assay false accepts 0" in capsys.readouterr().out

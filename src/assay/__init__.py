@@ -1,11 +1,13 @@
 """assay: decide whether a result is correct, say exactly what was checked, refuse to be talked into a pass.
 
-``import assay`` stays light: no typer, FastAPI, SQLAlchemy, sympy or pint is imported until a
-command or a unit check needs it.
+``import assay`` stays light: no typer, rich, sympy or pint is imported until a command or a
+unit check needs it. This module is the facade: the names a caller needs, re-exported from the
+layers below (see docs/architecture.md); the version lives in ``assay._version``.
 """
 
 from assay._config import Config
 from assay._errors import AssayError, InvalidInput, InvalidSpec, SandboxUnavailable
+from assay._version import __version__
 from assay.checks import (
     AnswerKeyScore,
     Check,
@@ -22,8 +24,6 @@ from assay.checks import (
     verify,
 )
 from assay.status import Mode, Outcome, Report, Status, combine
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AnswerKeyScore",

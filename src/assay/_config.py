@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,12 +26,42 @@ class Config(BaseModel):
     max_staged_mb: int = Field(256, gt=0)
     """Largest workspace or input tree copied into a sandbox; more is inconclusive."""
     judgment_cache: str | None = None
-    """Folder of cached proof verdicts; None: ~/.cache/assay/judgments; "off": no cache."""
+    """Folder of cached proof verdicts and checker conformance; None: the ``judgments`` folder
+    under ``cache_home``; "off": no cache."""
+    cache_home: str | None = None
+    """Base folder of assay's caches; None: ``$XDG_CACHE_HOME/assay`` (``~/.cache/assay``)."""
+    key_file: str | None = None
+    """The key that signs cached judgments; None: ``$XDG_CONFIG_HOME/assay/cache.key``."""
+    agda_stdlib: str = "/usr/share/agda-stdlib"
+    """The Agda standard library that Agda proofs may import (its sources and interfaces)."""
+    lean_project: str | None = None
+    """A Lake project whose toolchain and packages Lean proofs are checked with; None: none."""
     allow_unisolated: bool = False
     """Let untrusted code run without bubblewrap (every outcome then says isolation: none)."""
     cgroup_parent: str = Field("/assay", pattern=r"^(self|/|(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+)$")
     """The cgroup (from the hierarchy's root) under which each sandboxed run gets its own;
     "self" nests runs under the verifier's own cgroup. Used when assay can write cgroups (root)."""
+
+    def judgments_folder(self) -> Path | None:
+        """The folder of cached judgments, or None when the cache is off."""
+        if self.judgment_cache == "off":
+            return None
+        if self.judgment_cache:
+            return Path(self.judgment_cache)
+        return self._cache_base() / "judgments"
+
+    def signing_key_file(self) -> Path:
+        """The file holding the key that signs cached judgments."""
+        if self.key_file:
+            return Path(self.key_file)
+        base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+        return Path(base) / "assay" / "cache.key"
+
+    def _cache_base(self) -> Path:
+        if self.cache_home:
+            return Path(self.cache_home)
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "assay"
 
     @classmethod
     def from_env(cls) -> Config:

@@ -1,16 +1,48 @@
-"""The one exception tree of assay.
+"""The one exception tree of assay: every exception assay lets reach a caller is in it.
 
 ::
 
-    AssayError                  anything assay raises on purpose
-    ├── InvalidInput            the caller's input is wrong: a task file, a key file, an argument
-    │   └── InvalidSpec         a check spec its kind refuses (missing, empty or unknown field)
-    ├── SandboxUnavailable      isolation cannot be had (no bwrap), or a command cannot start
-    └── ToolchainMissing        a proof checker (agda, coqc, lake) is not installed here
+    AssayError                      anything assay raises on purpose               exit 1
+    ├── InvalidInput                the caller's input is wrong (names the field)  exit 2
+    │   ├── InvalidSpec             a check spec its kind refuses
+    │   ├── StrictJSONError         text that is not strict JSON (assay._strict)
+    │   ├── UnreadableFile          an input file missing, not regular, too big or not
+    │   │                           UTF-8 (assay._files)
+    │   ├── UnsafeCache             a cache someone else could write (assay._signed)
+    │   ├── StagingTooLarge         a tree past the staging caps (sandbox)
+    │   │   └── StagingRefused      a tree that changed while it was copied
+    │   ├── InputTooLarge           a checker's inputs past the caps (sandbox)
+    │   │   └── SubmissionUnstageable   the same for the submission's artifacts
+    │   ├── HoleNotFound            no hole where the caller pointed (proofs)
+    │   └── UnsafePath              a proof file name that is not a plain path (proofs)
+    ├── SandboxUnavailable          isolation cannot be had (no bwrap), or a      exit 3
+    │                               command cannot start
+    ├── ToolchainMissing            a proof checker (agda, coqc, lake) is not     exit 3
+    │                               installed here
+    ├── FolderError                 a capped scratch folder cannot be made or     exit 1
+    │                               holds too much (sandbox)
+    └── LaneError                   the Agda interaction lane failed (proofs)     exit 1
+
+A class lives beside the code that raises it (drawn with its package, or its ground module);
+a caller catches the base it cares about (``InvalidInput``) or the one its package exports.
+``exit_code`` is the one mapping to exit codes; the CLI applies it in one place
+(``assay.cli._boundary``); ``tests/test_public_api.py`` keeps this drawing complete.
 
 The rule that keeps errors and outcomes apart: a problem with the *work being checked* is an
 `Outcome` (usually ``refuted``); a problem with the *caller's input or assay's machinery* is
-raised, and at the boundary becomes exit code 2 / HTTP 4xx, or status ``error``.
+raised, and at the boundary becomes exit code 2 / HTTP 4xx, or status ``error``. A kind that
+catches one of these (``StagingTooLarge`` on a workspace, ``SubmissionUnstageable``) turns it
+into an outcome, because there the input *is* the work.
+
+Outside the tree, by design, are exceptions that never reach a caller: each is raised and
+caught inside one package and becomes an outcome, a refusal or a tree error there.
+``sandbox``: ``CgroupError`` and ``SeccompUnsupported`` (become ``SandboxUnavailable`` or an
+``error`` outcome); ``Refused``, ``Malformed`` and ``Exit`` run inside the sandbox's judge and
+candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``NumberProblem``,
+``UnitProblem``, ``WorkspaceEscape``, the SQL kind's ``QueryTimeout``, ``TooManyRows`` and
+``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,
+``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``proofs``: the lexers'
+``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each becomes a refusal).
 
 Context travels as keyword arguments so a boundary can report it without parsing the message.
 """
@@ -56,6 +88,7 @@ EXIT_CODES: dict[type[AssayError], int] = {
 
 
 def exit_code(exc: AssayError) -> int:
+    """The exit code for ``exc``: its most specific class in ``EXIT_CODES``."""
     for cls, code in EXIT_CODES.items():
         if isinstance(exc, cls):
             return code

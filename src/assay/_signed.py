@@ -3,7 +3,8 @@
 A cache entry is a claim assay acts on later without recomputing it ("these exact bytes were
 judged green", "this checker reproduced its fixtures"), so no entry is believed unless it is
 signed with HMAC-SHA256 under a secret that only the verifier holds: 32 random bytes created once
-in ``$XDG_CONFIG_HOME/assay/cache.key`` (default ``~/.config/assay/cache.key``), mode 0600,
+in the configured key file (:meth:`assay.Config.signing_key_file`: ``ASSAY_KEY_FILE``, default
+``$XDG_CONFIG_HOME/assay/cache.key``, that is ``~/.config/assay/cache.key``), mode 0600,
 created atomically (written to a private temporary file, then hard-linked into place, which fails
 if another process got there first, like ``O_EXCL``). A key file that is not a regular file owned
 by the verifier's uid with no group or other access, or a key folder that the verifier does not
@@ -45,6 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assay._config import DEFAULT_CONFIG
 from assay._errors import InvalidInput
 
 KEY_BYTES = 32
@@ -79,10 +81,10 @@ def judging_code() -> str:
     gate and the program and proof kinds (plus the strict JSON reader and this module): a fix to
     any of them makes every cached verdict and conformance a miss. Correctness beats hit rate.
     """
-    from assay import __version__
+    from assay._version import __version__
 
     package = Path(__file__).resolve().parent
-    files: list[Path] = [package / "_signed.py", package / "checks" / "_strict.py"]
+    files: list[Path] = [package / "_signed.py", package / "_strict.py"]
     for part in JUDGING_CODE:
         path = package / part
         if path.is_dir():
@@ -97,15 +99,13 @@ def judging_code() -> str:
 
 
 def default_cache_dir() -> Path:
-    """Where assay's caches live: ``$XDG_CACHE_HOME/assay/judgments`` (proof verdicts, and
-    checker conformance in its ``conformance/`` folder)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "assay" / "judgments"
+    """The default config's judgments folder, for callers not yet handed a :class:`Config`.
 
-
-def default_key_file() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "assay" / "cache.key"
+    Transitional (issue 8, item 4): every caller should take the folder from its config
+    (:meth:`assay.Config.judgments_folder`); delete this once none is left."""
+    folder = DEFAULT_CONFIG.judgments_folder()
+    assert folder is not None  # the default config never turns the cache off
+    return folder
 
 
 def _open_child(dir_fd: int, name: str, create: bool, where: Path) -> int:
@@ -227,7 +227,7 @@ class SignedStore:
     ) -> None:
         self.folder = folder
         self.namespace = namespace
-        self.key_file = key_file or default_key_file()
+        self.key_file = key_file or DEFAULT_CONFIG.signing_key_file()
         self.section = section
         self.refused: str | None = None
         """Why the folder was last refused (nothing is read or written), or None."""
@@ -240,6 +240,7 @@ class SignedStore:
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest().encode()
 
     def path(self, key: str) -> Path:
+        """Where the entry for ``key`` lives (a key that is not 64 hex digits is refused: it names a file)."""
         if not _HEX_KEY.fullmatch(key):
             raise ValueError(f"a cache key is 64 lower-case hex digits, not {key!r}")
         top = self.folder / self.section if self.section else self.folder
@@ -299,6 +300,7 @@ class SignedStore:
         return None
 
     def put(self, key: str, payload: Any) -> None:
+        """Store ``payload`` signed, written to a temporary file and renamed, so a reader sees a whole entry or none; when the folder is refused, nothing is stored."""
         data = json.dumps(payload, sort_keys=True, allow_nan=False).encode()
         self.path(key)
         signed = MAGIC + self._mac(key, data) + b"\n" + data
@@ -322,6 +324,7 @@ class SignedStore:
                 raise
 
     def remove(self, key: str) -> None:
+        """Forget the entry for ``key``, if there is one."""
         self.path(key)
         with self._bucket(key, create=False) as bucket:
             if bucket is not None:

@@ -32,17 +32,19 @@ and are fixed now (helper ``agda-fix``): 0 by an import allow-list in the scan
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay import CheckContext, Config, Status, build_check
 from assay.proofs import fill_hole
+from assay.proofs._agda_scan import agda_refusals
 from assay.proofs._holes import classify
-from assay.proofs._scan import agda_refusals
-from assay.proofs._toolchain import AGDA_STDLIB
 from assay.sandbox import Limits, Sandbox
 from tests.helpers import run_kind
 from tests.proofs.conftest import need
+
+AGDA_STDLIB = Path(Config().agda_stdlib)
 
 HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 WRONG = f"module Sol where\n\n{HEADER}\n\nproof : 1 + 1 ≡ 3\nproof = refl\n"
@@ -278,7 +280,7 @@ def test_the_kind_refuses_an_obligation_route_to_the_cubical_primitives(tmp_path
 
 # ---- 1. every workspace kind that reads a file: over the cap is refuted ---------------------
 
-FILE_KINDS = {
+FILE_KINDS: dict[str, dict[str, Any]] = {
     "file_contains": {"value": "42"},
     "file_equals": {"value": "42\n"},
     "file_json": {"key": "a", "value": 42},

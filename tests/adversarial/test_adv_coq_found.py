@@ -41,11 +41,12 @@ import pytest
 
 from assay import Config, Status
 from assay.proofs import judge, plan_for
+from assay.proofs._batch import Batch
+from assay.proofs._coq import TRUSTED_FILE_CHANGED
 from assay.proofs._coq_lex import code_only
-from assay.proofs._holes import fill, only_hole
-from assay.proofs._judge import Batch
+from assay.proofs._holes import fill, marker_holes, only_hole
 from assay.proofs._judges import refusals_for
-from assay.proofs._languages import TRUSTED_FILE_CHANGED, Plan
+from assay.proofs._plan import Plan
 from assay.proofs._reading import read_batch
 from assay.sandbox import Limits, RunResult, Sandbox
 from tests.helpers import run_kind
@@ -80,7 +81,7 @@ def test_the_scan_reads_coq_strings_as_coq_does(name: str, wrapper: str) -> None
 def test_a_hole_answer_cannot_hide_a_command_in_a_string() -> None:
     obligation = "Theorem wrong : 1 + 1 = 3.\nProof. {! !} Qed.\n"
     answer = 'Abort.\nComments "\\".\nTheorem wrong : 1 + 1 = 3. Proof. Admitted.\nComments "".'
-    source = fill(obligation, only_hole(obligation, agda=False), answer, parenthesize=False)
+    source = fill(obligation, only_hole(marker_holes(obligation)), answer, parenthesize=False)
     assert refusals_for("coq", source), source
 
 

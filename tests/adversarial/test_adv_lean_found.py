@@ -36,9 +36,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.proofs._languages import Plan, lean_plan
+from assay.proofs._lean import lean_plan
 from assay.proofs._lean_audit import AUDIT_SOURCE
-from assay.proofs._scan import lean_refusals
+from assay.proofs._lean_scan import refusals as lean_refusals
+from assay.proofs._plan import Plan
 from assay.proofs._toolchain import Toolchain
 
 HIDDEN_BY_A_BANG_STRING = {

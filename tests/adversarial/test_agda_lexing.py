@@ -20,9 +20,9 @@ import pytest
 
 from assay.proofs import AgdaLane, judge, plan_for
 from assay.proofs._agda_lex import AgdaLexError, normalise, tokens
-from assay.proofs._judge import clear, stage
+from assay.proofs._agda_scan import agda_refusals
+from assay.proofs._batch import clear, stage
 from assay.proofs._lane import LANE_DIR, haskell_string
-from assay.proofs._scan import agda_refusals
 from assay.sandbox import Limits, Sandbox
 from tests.proofs.conftest import need
 

@@ -265,8 +265,10 @@ def test_a_refutation_at_low_memory_does_not_reach_the_default(tmp_path: Path) -
     )
     build_check({**spec, "memory_mb": 30}).run(ctx)  # coqc runs out of memory here
     default = build_check(spec).run(ctx)
+    assert default.evidence is not None
     assert (default.status, default.evidence["cached"]) == (Status.VERIFIED, False), default.detail
     again = build_check(spec).run(ctx)
+    assert again.evidence is not None
     assert (again.status, again.evidence["cached"]) == (Status.VERIFIED, True)
 
 
@@ -286,4 +288,4 @@ def test_an_out_of_memory_verdict_is_never_served_from_the_cache(tmp_path: Path)
     for _ in range(2):
         starved = build_check({**spec, "memory_mb": 30}).run(ctx)
         assert starved.status is not Status.REFUTED, starved.detail
-        assert starved.evidence.get("cached") is not True
+        assert (starved.evidence or {}).get("cached") is not True

@@ -20,7 +20,7 @@ import pytest
 
 from assay import CheckContext, Config, Status, build_check
 from assay._signed import MAGIC, SignedStore
-from assay.sandbox import Limits, Sandbox
+from assay.sandbox import Conformance, Limits, Sandbox
 from assay.sandbox._conform import checker_digest, load_fixtures
 
 V, R, I, E = Status.VERIFIED, Status.REFUTED, Status.INCONCLUSIVE, Status.ERROR
@@ -237,7 +237,7 @@ def test_the_spot_check_catches_a_checker_that_conformed_earlier(
         references={"instance": task / "instance.cnf"},
         roles=["assignment"],
     )
-    store(task).put(digest, {"digest": digest, "passed": True, "results": [], "held_back": []})
+    store(task).put(digest, Conformance(digest=digest, results=[]).to_json())
     outcome = run(sandbox, task, FALSIFYING, held_back_fixtures="held_back")
     assert outcome.status is E, outcome.detail
     assert "disagreed with one of its held-back fixtures" in outcome.detail

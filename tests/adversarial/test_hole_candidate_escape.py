@@ -16,7 +16,7 @@ import pytest
 
 from assay import CheckContext, Config, Status, build_check
 from assay.proofs import fill_hole
-from assay.proofs._scan import agda_candidate_refusals
+from assay.proofs._agda_scan import agda_candidate_refusals
 from assay.sandbox import Sandbox
 from tests.proofs.conftest import need
 

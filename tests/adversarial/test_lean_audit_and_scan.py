@@ -25,10 +25,11 @@ from pathlib import Path
 import pytest
 
 from assay.proofs._judges import judge, plan_for
-from assay.proofs._languages import Plan, lean_assumptions, lean_plan
+from assay.proofs._lean import lean_assumptions, lean_plan
 from assay.proofs._lean_audit import read_audit
 from assay.proofs._lean_lex import LeanLexError, tokens
-from assay.proofs._scan import lean_refusals
+from assay.proofs._lean_scan import refusals as lean_refusals
+from assay.proofs._plan import Plan
 from assay.proofs._toolchain import Toolchain
 from assay.sandbox import Limits, Sandbox
 
@@ -342,8 +343,8 @@ def test_a_tampered_or_incomplete_audit_is_never_green(case: str) -> None:
 
 def test_a_name_with_a_newline_is_one_axiom_shown_escaped() -> None:
     plan = _plan()
-    assert plan.lean_audit is not None
-    read = read_audit(_tampered(plan, "newline_name"), plan.lean_audit)
+    assert plan.expects is not None
+    read = read_audit(_tampered(plan, "newline_name"), plan.expects)
     assert read is not None and len(read.axioms) == 1
     assert "\\n" in read.axioms[0] and "\n" not in read.axioms[0]
 
@@ -440,7 +441,7 @@ def standin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Toolchain:
     found = Toolchain(
         "lean", str(lean), "stand-in", "standin@0", search_path=(str(root),), mounts=(str(root),)
     )
-    monkeypatch.setattr("assay.proofs._toolchain.lean", lambda: found)
+    monkeypatch.setattr("assay.proofs._lean.lean", lambda project: found)
     return found
 
 

@@ -22,13 +22,17 @@ import pytest
 
 from assay import CheckContext, Config, Status, build_check
 from assay.proofs import judge
-from assay.proofs._judge import stage
+from assay.proofs._batch import stage
+from assay.proofs._coq import coq_plan
 from assay.proofs._judges import toolchain_for
-from assay.proofs._languages import Plan, coq_plan, lean_plan
+from assay.proofs._lean import lean_plan
 from assay.proofs._paths import UnsafePath
-from assay.proofs._toolchain import AGDA_STDLIB, Toolchain
+from assay.proofs._plan import Plan
+from assay.proofs._toolchain import Toolchain
 from assay.sandbox import Limits, Sandbox
 from tests.proofs.conftest import need
+
+AGDA_STDLIB = Path(Config().agda_stdlib)
 
 HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 WRONG = f"\n{HEADER}\n\nwrong : 1 + 1 ≡ 3\nwrong = refl\n"

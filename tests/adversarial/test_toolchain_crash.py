@@ -15,7 +15,8 @@ import pytest
 
 from assay import Config, Status
 from assay.proofs import _canary, _judges, judge, plan_for
-from assay.proofs._languages import Plan, agda_plan
+from assay.proofs._agda import agda_plan
+from assay.proofs._plan import Plan
 from assay.proofs._toolchain import Toolchain
 from assay.sandbox import Limits, Sandbox
 from tests.helpers import run_kind
@@ -66,7 +67,8 @@ def test_a_coq_anomaly_the_solution_provokes_is_refuted(
     )
     assert outcome.status is Status.REFUTED, outcome.detail
     assert "known-good proof checks" in outcome.detail, outcome.detail
-    assert outcome.evidence["finding"] == "crashed" and outcome.evidence["exitCode"] == 129
+    assert outcome.evidence is not None
+    assert outcome.evidence["finding"] == "crashed" and outcome.evidence["exit_code"] == 129
     again = run_kind(
         "coq",
         file="Crash.v",
@@ -75,6 +77,7 @@ def test_a_coq_anomaly_the_solution_provokes_is_refuted(
         workspace=ws,
         config=Config(judgment_cache=str(tmp_path / "cache")),
     )
+    assert again.evidence is not None
     assert not again.evidence["cached"]  # a crash is never remembered as a finding
 
 
@@ -108,7 +111,7 @@ def test_when_the_canary_fails_too_it_is_assays_error(
 ) -> None:
     """A broken toolchain (here /bin/sh standing in for agda: every run exits 2) is no finding."""
     broken = Toolchain("agda", "/bin/sh", "a broken toolchain", "none")
-    monkeypatch.setattr(_judges, "toolchain_for", lambda language: broken)
+    monkeypatch.setattr(_judges, "toolchain_for", lambda language, config=None: broken)
     _canary.forget()
     solution = "module Solution where\nopen import Agda.Builtin.Nat\none : Nat\none = 1\n"
     plan = agda_plan(

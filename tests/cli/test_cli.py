@@ -100,7 +100,11 @@ def test_missing_answer_file() -> None:
 def test_verify() -> None:
     result = assay("verify", "examples/verify/submission.json", "examples/verify/key.json")
     assert result.returncode == 0
-    assert json.loads(result.stdout) == {"reward": 2 / 3, "accepted": True}
+    assert json.loads(result.stdout) == {
+        "schema": "assay.answer_key_score/1",
+        "reward": 2 / 3,
+        "accepted": True,
+    }
     detailed = json.loads(
         assay(
             "verify", "--detail", "examples/verify/submission.json", "examples/verify/key.json"
@@ -113,7 +117,11 @@ def test_verify_scores_a_malformed_submission_as_zero(tmp_path: Path) -> None:
     (tmp_path / "s.json").write_text("reward: 1.0")
     result = assay("verify", str(tmp_path / "s.json"), "examples/verify/key.json")
     assert result.returncode == 0
-    assert json.loads(result.stdout) == {"reward": 0.0, "accepted": False}
+    assert json.loads(result.stdout) == {
+        "schema": "assay.answer_key_score/1",
+        "reward": 0.0,
+        "accepted": False,
+    }
     assert "scored as a malformed submission" in result.stderr
 
 
@@ -134,7 +142,8 @@ def test_kinds_lists_every_kind() -> None:
     for name in ("answer_number", "sql_query", "web_receipt", "file_json"):
         assert name in result.stdout
     as_json = json.loads(assay("kinds", "--json").stdout)
-    assert {"kind", "summary", "spec"} <= set(as_json[0])
+    assert as_json["schema"] == "assay.kinds/1"
+    assert {"kind", "summary", "spec"} <= set(as_json["kinds"][0])
 
 
 def test_usage_errors_exit_2() -> None:
@@ -206,12 +215,12 @@ def test_hole_fill_and_goal(tmp_path: Path) -> None:
     filled = assay("hole", "fill", str(obligation), "6", "13", "refl", "--no-stdlib")
     assert filled.returncode == 0, filled.stderr
     result = json.loads(filled.stdout)
-    assert (result["status"], result["remainingHoles"], result["checkedFromSource"]) == (
+    assert (result["status"], result["remaining_holes"], result["checked_from_source"]) == (
         "solved",
         0,
         True,
     )
-    assert result["verdict"]["exitCode"] == 0 and "agda" in result["verdict"]["command"]
+    assert result["verdict"]["exit_code"] == 0 and "agda" in result["verdict"]["command"]
     goal = json.loads(assay("hole", "goal", str(obligation), "6", "13", "--no-stdlib").stdout)
     assert goal["goal"] == "x ≡ x" and "status" not in goal
     missing = assay("hole", "fill", str(obligation), "2", "1", "refl", "--no-stdlib")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.proofs import JudgmentCache, fill_hole, judge, plan_for
-from assay.proofs._languages import Plan
+from assay.proofs._plan import Plan
 from assay.sandbox import Limits, Sandbox
 from tests.proofs.conftest import need
 
@@ -62,7 +62,7 @@ def test_a_real_proof_is_green_and_reproducible(sandbox: Sandbox, cache: Judgmen
     verdict = judge("agda", plan, sandbox, LIMITS, cache).verdict
     assert verdict is not None and verdict.green and verdict.exit_code == 0
     assert verdict.checked_from_source
-    assert verdict.command_line == "/usr/bin/agda --safe --no-libraries -i . AssayGoal.agda"
+    assert verdict.command == "/usr/bin/agda --safe --no-libraries -i . AssayGoal.agda"
     assert verdict.version.startswith("Agda version")
     assert set(verdict.files) == {"Solution.agda", "AssayGoal.agda"}
     assert "--safe" in verdict.flags and verdict.cwd == "/proof"
@@ -155,7 +155,7 @@ def test_the_seed_example_with_the_standard_library(sandbox: Sandbox, tmp_path: 
     blocked = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm _ _", sandbox=sandbox)
     assert blocked.status == "type_error"
     assert any("Failed to solve the following constraints" in d for d in blocked.diagnostics)
-    assert blocked.verdict is not None and blocked.verdict["exitCode"] == 42
+    assert blocked.verdict is not None and blocked.verdict.exit_code == 42
     solved = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm m n", sandbox=sandbox)
     assert (solved.status, solved.remaining_holes, solved.checked_from_source) == (
         "solved",
@@ -201,6 +201,6 @@ def test_the_verdict_alone_reproduces_the_claim(sandbox: Sandbox, tmp_path: Path
     for name, text in verdict.sources.items():
         (tmp_path / name).write_text(text)
     rerun = subprocess.run(
-        verdict.command_line, shell=True, cwd=tmp_path, capture_output=True, timeout=120
+        verdict.command, shell=True, cwd=tmp_path, capture_output=True, timeout=120
     )
     assert rerun.returncode == verdict.exit_code == 0

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from assay.proofs import judge, plan_for
-from assay.proofs._languages import coq_assumptions
+from assay.proofs._coq_audit import coq_assumptions
 from assay.sandbox import Limits, Sandbox
 from tests.proofs.conftest import need
 

@@ -20,9 +20,10 @@ import pytest
 
 from assay import CheckContext, Status, build_check
 from assay._errors import InvalidSpec, ToolchainMissing
-from assay.proofs import _toolchain
-from assay.proofs._languages import Plan, lean_assumptions, lean_plan
+from assay.proofs import _lean
+from assay.proofs._lean import lean_assumptions, lean_plan
 from assay.proofs._lean_audit import AUDIT_SOURCE
+from assay.proofs._plan import Plan
 from assay.proofs._toolchain import Toolchain
 
 NO_LAKE = "lake is not on PATH: Lean cannot be installed on this machine"
@@ -111,7 +112,7 @@ def test_the_plan_compiles_solution_statement_wrapper_and_audit(tmp_path: Path) 
     ]
     assert plan.mounts == ("/opt/lean",)
     assert plan.target == "AssayGoal.lean"
-    assert plan.lean_audit is not None and plan.lean_audit.header_imports == ("Mathlib",)
+    assert plan.expects is not None and plan.expects.header_imports == ("Mathlib",)
 
 
 def test_a_header_import_the_library_lacks_is_a_missing_toolchain_not_a_finding() -> None:
@@ -205,13 +206,13 @@ def test_the_version_and_library_are_read_in_the_project_folder(standins: Path) 
     (project / ".lake" / "build" / "lib").mkdir(parents=True)
     (project / "lean-toolchain").write_text("v4.9.0")
     (project / "lake-manifest.json").write_text('{"packages": []}')
-    found = _toolchain.lean_in(project)
+    found = _lean.lean_in(project)
     assert found is not None
     assert found.version == "Lean (version from v4.9.0)"  # not the default toolchain's
     assert found.binary == str(standins / "toolchains" / "v4.9.0" / "bin" / "lean")
     assert found.search_path[0] == str(project / ".lake" / "build" / "lib")
     assert str(standins / "toolchains" / "v4.9.0") in found.mounts
-    core = _toolchain.lean_in(None)
+    core = _lean.lean_in(None)
     assert core is not None and core.version == "Lean (version from default)"
 
 
@@ -230,7 +231,7 @@ def test_the_library_identity_changes_with_the_manifest_and_the_built_files(
         lambda: (lib / "Foo.olean").write_bytes(b"x"),
     ):
         change()
-        found = _toolchain.lean_in(project)
+        found = _lean.lean_in(project)
         assert found is not None
         identities.append(found.library)
     assert len(set(identities)) == 3

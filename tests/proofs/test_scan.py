@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assay.proofs._scan import agda_candidate_refusals, agda_refusals, coq_refusals, lean_refusals
+from assay.proofs._agda_scan import agda_candidate_refusals, agda_refusals
+from assay.proofs._coq_scan import coq_refusals
+from assay.proofs._lean_scan import refusals as lean_refusals
 
 
 @pytest.mark.parametrize(

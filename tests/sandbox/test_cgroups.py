@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import assay.sandbox._sandbox as sandbox_module
+import assay.sandbox._prepared as prepared_module
 from assay.sandbox import Limits, Sandbox
-from assay.sandbox._cgroup import hierarchy
+from assay.sandbox._cgroup import RunCgroup, hierarchy
 from assay.sandbox._reading import kill_tree
 from assay.sandbox._seccomp import SeccompUnsupported, denied_calls, program
 
@@ -42,6 +42,30 @@ def test_a_run_is_in_its_own_cgroup_and_it_is_removed() -> None:
     assert _wait_gone() == []
 
 
+def test_every_process_of_a_run_is_in_its_cgroup() -> None:
+    """The first process joins alone (v1: ``0`` into ``tasks``, without the kernel's global
+    lock: 10-13 ms cheaper per run); what it becomes and starts follows it."""
+    where = hierarchy()
+    assert where is not None
+    with RunCgroup(where, 64 << 20, 8) as cgroup:
+        script = cgroup.join_script()
+        if where.version == "cgroup-v1":
+            assert "echo 0 > " in script and "/tasks" in script and "cgroup.procs" not in script
+        started = subprocess.Popen(
+            ["/bin/sh", "-c", f"{script}; sleep 5 & sleep 5 & exec sleep 5"],
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while len(cgroup._members()) < 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert started.pid in cgroup._members()
+            assert len(cgroup._members()) == 3
+        finally:
+            kill_tree(started)
+            started.wait(timeout=10)
+
+
 def test_the_memory_limit_is_the_runs_whole_memory() -> None:
     sandbox = Sandbox(backend="bwrap")
     code = "import os\nfor _ in range(40): os.write(os.memfd_create('x'), b'x' * (4 << 20))"
@@ -59,7 +83,7 @@ def test_an_interrupted_run_is_killed_and_cleaned_up(
         time.sleep(0.5)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sandbox_module, "collect", interrupted)
+    monkeypatch.setattr(prepared_module, "collect", interrupted)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     sandbox = Sandbox(backend="bwrap")
     with pytest.raises(KeyboardInterrupt):

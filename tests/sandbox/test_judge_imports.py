@@ -13,7 +13,7 @@ import assay.sandbox._sandbox as backend
 HELPERS = ["_runner", "_proxy", "_candidate", "_tests", "_shellrun"]
 TOP_LEVEL = {"builtins", "marshal", "os", "sys"}
 # Imported inside a function, only on the path that needs it.
-LAZY = {"_ctypes", "_socket", "_thread", "unittest", "traceback", "_imp"}
+LAZY = {"_ctypes", "_socket", "_thread", "unittest", "traceback", "_imp", "gc"}
 # (``_imp`` is loaded by every interpreter at start-up, so importing it costs nothing.)
 
 

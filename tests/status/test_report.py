@@ -75,8 +75,11 @@ def test_labels_for_people() -> None:
 def test_wire_form_is_stable() -> None:
     report = combine([Outcome.refuted("x", {"a": 1}).model_copy(update={"kind": "k"})])
     assert report.to_json() == {
+        "schema": "assay.report/1",
+        "task": None,
         "status": "refuted",
         "score": 0.0,
+        "mode": "all",
         "outcomes": [{"kind": "k", "status": "refuted", "detail": "x", "evidence": {"a": 1}}],
     }
 

@@ -8,30 +8,50 @@ for ``1``, ``"1"`` for ``1``, ``1.0`` for ``1``: compared type-strictly at every
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict, Field
 
-from assay.checks._strict import strict_equal
+from assay._strict import strict_equal
+from assay._wire import WireModel
 
 
-class AnswerKeyScore(BaseModel):
-    """The full account behind a reward: which task ids were wrong, missing or extra."""
+class AnswerKeyScore(WireModel):
+    """The full account behind a reward: the document ``assay.answer_key_score/1``.
 
-    model_config = ConfigDict(frozen=True)
+    ``assay verify`` prints it (without the id lists unless ``--detail``: see ``to_json``).
+    """
 
+    # Without ``--detail`` the id lists are left out, so only ``reward`` and ``accepted`` (and
+    # ``schema``) are always there.
+    model_config = ConfigDict(json_schema_serialization_defaults_required=False)
+
+    schema_: Literal["assay.answer_key_score/1"] = Field("assay.answer_key_score/1", alias="schema")
     reward: float
     """correct / len(key) when accepted; 0.0 otherwise (and for an empty key)."""
     accepted: bool
     """False unless the outputs cover the key's task ids exactly."""
     correct: tuple[str, ...] = ()
+    """Task ids answered with exactly the key's value (type-strict, at every depth)."""
     wrong: tuple[str, ...] = ()
+    """Task ids answered with another value."""
     missing: tuple[str, ...] = ()
+    """Task ids of the key the outputs do not answer."""
     extra: tuple[str, ...] = ()
+    """Task ids in the outputs that the key does not have."""
     problem: str | None = None
     """Why the submission could not be scored at all (malformed), if it could not."""
 
+    def to_json(self, *, detail: bool = True) -> dict[str, Any]:
+        """The document; without ``detail``, only ``schema``, ``reward`` and ``accepted``."""
+        if detail:
+            return super().to_json()
+        return self.model_dump(
+            mode="json", by_alias=True, include={"schema_", "reward", "accepted"}
+        )
+
     def as_reward(self) -> dict[str, Any]:
+        """``{"reward": float, "accepted": bool}``: what ``verify`` returns."""
         return {"reward": self.reward, "accepted": self.accepted}
 
 

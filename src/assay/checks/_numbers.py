@@ -30,6 +30,7 @@ import html
 import re
 import unicodedata
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 _DIGIT = re.compile(r"[0-9]")
@@ -43,6 +44,9 @@ _NUMBER = re.compile(
     """,
     re.VERBOSE,
 )
+# The shape of a lone number: spaces, at most one sign, characters a number is made of (group 1),
+# spaces. Cheap to refuse; the number itself is then read by _NUMBER (see _lone_number).
+_LONE_SHAPE = re.compile(r"\s*[-+]?([0-9.][0-9.,eE/+-]*)\s*")
 _NONFINITE = re.compile(
     r"(?:(?<![0-9A-Za-z_.])[-+])?(?<![A-Za-z])(?:nans?|infinity|infinite|inf|∞)(?![A-Za-z])",
     re.IGNORECASE,
@@ -171,8 +175,11 @@ _LATEX_KEPT = frozenset(
         "mbox",
     ]
 )
-_PLUS_MINUS_AFTER = re.compile(r"[ \t]*(?:±|∓|\+/-|\+-(?![0-9.])|\\pm(?![A-Za-z]))")
-_PI_AFTER = re.compile(r"[ \t]*(?:π|\\?pi(?![A-Za-z])|τ|\\tau(?![A-Za-z]))", re.IGNORECASE)
+# After a number: a plus-minus (group "pm"), or a constant multiplying it (any case: "42 PI").
+_AFTER_NUMBER = re.compile(
+    r"[ \t]*(?:(?P<pm>±|∓|\+/-|\+-(?![0-9.])|\\pm(?![A-Za-z]))"
+    r"|(?i:π|\\?pi(?![A-Za-z])|τ|\\tau(?![A-Za-z])))"
+)
 _PREFIXED = re.compile(r"0(?:[xX][0-9A-Fa-f_]|[bB][01_]|[oO][0-7_])[0-9A-Za-z_]*")
 # Letters that look like Latin ones (UTS 39 confusables, the Cyrillic and Greek part): number
 # words are matched after mapping them, so "fоrty" with a Cyrillic "о" is still forty.
@@ -293,20 +300,6 @@ def _detached(text: str, at: int) -> bool:
     return not at or not (text[at - 1].isalnum() or text[at - 1] in ")]}")
 
 
-def _markup_before(text: str, at: int) -> int:
-    """Index of the last character at or before ``text[at]`` that is not a space or markup;
-    -1 when there is none."""
-    while at >= 0:
-        char = text[at]
-        if char in _MARKUP:
-            at -= 1
-        elif char in ",;:! " and at and text[at - 1] == "\\":  # LaTeX spacing: \, \; \!
-            at -= 2
-        else:
-            break
-    return at
-
-
 def _word_before(text: str, at: int) -> tuple[int, str]:
     """The run of letters ending at ``text[at]`` and where it starts."""
     begin = at
@@ -324,7 +317,15 @@ def _before_problem(text: str, start: int, signed: bool) -> tuple[int, str] | No
     a combining mark, a sign word (``minus 42``), a function or LaTeX command (``exp(42)``,
     ``\\sqrt{42}``); relations that state the value (``=``, ``≈``, ``->``) are fine.
     """
-    at = _markup_before(text, start - 1)
+    at = start - 1
+    while at >= 0:  # the last character before the number that is not a space or markup
+        char = text[at]
+        if char in _MARKUP:
+            at -= 1
+        elif char in ",;:! " and at and text[at - 1] == "\\":  # LaTeX spacing: \, \; \!
+            at -= 2
+        else:
+            break
     if at < 0:
         return None
     char = text[at]
@@ -378,9 +379,9 @@ def _after_problem(text: str, end: int) -> tuple[int, str] | None:
     char = text[end]
     if char == "+" and not text[end + 1 : end + 2].isdigit() and text[end + 1 : end + 2] != "/":
         return end + 1, "a bound, not one value"
-    if char in " \t+±∓\\" and (found := _PLUS_MINUS_AFTER.match(text, end)) is not None:
-        return found.end(), "a plus-minus after it is not one value"
-    if char in " \tπpPτ\\" and (found := _PI_AFTER.match(text, end)) is not None:
+    if char in " \t+±∓\\πpPτ" and (found := _AFTER_NUMBER.match(text, end)) is not None:
+        if found.group("pm") is not None:
+            return found.end(), "a plus-minus after it is not one value"
         return found.end(), "a constant multiplying it cannot be read exactly"
     if char > "\x7f" and unicodedata.category(char) in ("Mn", "Me", "Mc"):
         return end + 1, "a combining mark on it cannot be read exactly"
@@ -395,27 +396,49 @@ def _parse(text: str, match: re.Match[str]) -> Number:
         if not (before.isalnum() or before in "_."):  # "3-4" is two numbers, "x=-4" is -4
             sign = text[start - 1]
             start -= 1
-    raw = text[start:end]
-    if len(raw) > _MAX_CHARS:
-        raise NumberProblem("malformed", f"a number of {len(raw)} characters is too long")
+    if end - start > _MAX_CHARS:
+        raise NumberProblem("malformed", f"a number of {end - start} characters is too long")
     if start and (problem := _before_problem(text, start, sign is not None)):
         at, why = problem
         return _unreadable(text, at, end, f"{text[at:end]!r}: {why}")
     if end < len(text) and (after := _after_problem(text, end)):
         return _unreadable(text, start, after[0], f"{text[start : after[0]]!r}: {after[1]}")
-    num, exp, den = match.group("num", "exp", "den")
-    if exp is None and den is None and num.isdigit() and len(num) < 300:  # the common case
-        value = int(num)
-        return Number(raw, start, end, -value if sign == "-" else value, 1)
-    if "," in num or (den and "," in den):
-        for part in (num, den):
-            if part and "," in part and not _GROUPED.fullmatch(part):
-                raise NumberProblem(
-                    "malformed",
-                    f"{raw!r} is not a well-formed number: thousands groups must have 3 digits "
-                    "(write 1,000,000 or 1000000)",
-                )
-        num, den = num.replace(",", ""), den and den.replace(",", "")
+    raw = text[start:end]
+    num, exp, den = match.groups()
+    if exp is None and den is None and len(num) < 300:  # the common case: a plain decimal
+        if num.isdigit():
+            value = int(num)
+            return Number(raw, start, end, -value if sign == "-" else value, 1)
+        if "," in num:
+            num = _ungrouped(num, raw)
+        whole, _, decimals = num.partition(".")
+        value = int(whole + decimals)
+        if not value:
+            return Number(raw, start, end, 0, 1)
+        return Number(raw, start, end, -value if sign == "-" else value, 10 ** len(decimals))
+    if "," in num:
+        num = _ungrouped(num, raw)
+    if den is not None and "," in den:
+        den = _ungrouped(den, raw)
+    return _parse_scaled(raw, start, end, sign, num, exp, den)
+
+
+def _ungrouped(part: str, raw: str) -> str:
+    """``part`` of the number ``raw`` without its thousands separators, which must group by 3."""
+    if not _GROUPED.fullmatch(part):
+        raise NumberProblem(
+            "malformed",
+            f"{raw!r} is not a well-formed number: thousands groups must have 3 digits "
+            "(write 1,000,000 or 1000000)",
+        )
+    return part.replace(",", "")
+
+
+def _parse_scaled(
+    raw: str, start: int, end: int, sign: str | None, num: str, exp: str | None, den: str | None
+) -> Number:
+    """A number with an exponent or a denominator, or a very long one: bounded before any power
+    is computed (``1e99999999`` is non-finite at once, ``0e99999999`` zero)."""
     if den is not None and ("." in num or "." in den or exp is not None):
         raise NumberProblem(
             "malformed", f"{raw!r} is not a simple fraction: write integers, like 3/4"
@@ -428,9 +451,9 @@ def _parse(text: str, match: re.Match[str]) -> Number:
         return Number(raw, start, end, 0, 1)
     scale = (int(exp) if exp else 0) - len(decimals)
     order = len(digits) + scale  # the value lies in [10**(order-1), 10**order)
-    if digits and not -_MAX_SCALE < order < _MAX_SCALE:
+    if not -_MAX_SCALE < order < _MAX_SCALE:
         return Number(raw, start, end, 0, 1, finite=False)  # far outside the float range
-    mantissa = int(digits) if digits else 0
+    mantissa = int(digits)
     numerator, denominator = (mantissa * 10**scale, 1) if scale >= 0 else (mantissa, 10**-scale)
     if den is not None:
         divisor = int(den)
@@ -515,7 +538,9 @@ def _number_words(text: str, magnitude_letters: bool) -> list[Number]:
     return found
 
 
+@lru_cache(maxsize=1 << 14)
 def _may_be_number_word(word: str) -> bool:
+    """Cached: answers repeat the same few words ("The answer is"), each read once."""
     lowered = word.lower()
     return (
         lowered in _SPELLED_WORDS
@@ -524,12 +549,33 @@ def _may_be_number_word(word: str) -> bool:
     )
 
 
+def _lone_number(text: str) -> list[Number] | None:
+    """The commonest answer, one number with nothing but spaces around it (``42``, ``-3.5``),
+    read without the scans for words, symbols and units: an ASCII text of that shape holds none,
+    so the full scan would find exactly this number (a property test compares the two). None for
+    any other text."""
+    shape = _LONE_SHAPE.fullmatch(text)
+    if shape is None:
+        return None  # prose, markup, a unit...: the full scan
+    match = _NUMBER.match(text, shape.start(1))
+    if match is None or match.end() != shape.end(1):
+        return None  # "1 2", "5-", "1,0,": not one number
+    return [_parse(text, match)]
+
+
 def find_numbers(text: str, magnitude_letters: bool = True) -> list[Number]:
     """Every number-like token in ``text`` (already normalized), in order.
 
     ``magnitude_letters``: a letter suffix that can mean a magnitude (``42k``, ``42 M``) makes
     the number unreadable. Pass False when the caller reads that suffix as a unit with pint.
     """
+    if text.isascii() and (lone := _lone_number(text)) is not None:
+        return lone
+    return _scan(text, magnitude_letters)
+
+
+def _scan(text: str, magnitude_letters: bool) -> list[Number]:
+    """find_numbers on any text: every digit, word and symbol that can be a number is read."""
     found: list[Number] = []
     position = 0
     while (digit := _DIGIT.search(text, position)) is not None:

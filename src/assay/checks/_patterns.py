@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from assay._config import DEFAULT_CONFIG
+
 
 @lru_cache(maxsize=512)
 def compile_pattern(pattern: str) -> Any:
@@ -26,10 +28,17 @@ def validate_pattern(pattern: str) -> str:
     """Spec validator: the pattern compiles and cannot match empty text.
 
     A pattern that matches the empty string (``a*``, ``x?``) is found in every text, so a check
-    built on it could never fail.
+    built on it could never fail. A spec is validated before any run's config is known, so the
+    probe is bounded by the default config's ``regex_timeout``; a pattern that cannot even search
+    the empty text within it is refused.
     """
     compiled = compile_pattern(pattern)
-    if compiled.search("", timeout=1.0) is not None:
+    timeout = DEFAULT_CONFIG.regex_timeout
+    try:
+        found = compiled.search("", timeout=timeout)
+    except TimeoutError:
+        raise ValueError(f"does not finish searching even empty text within {timeout:g}s") from None
+    if found is not None:
         raise ValueError("matches the empty string, so it would accept any text")
     return pattern
 

@@ -62,6 +62,7 @@ def _dedent(doc: str) -> str:
 
 
 def get_kind(name: str) -> Kind | None:
+    """The kind registered as ``name``, or None (callers name the field in their own error)."""
     return _REGISTRY.get(name)
 
 

@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+import os
 from pathlib import Path
 from typing import Any
 
 from assay.checks._context import CheckContext
-from assay.sandbox import Limits, RunResult, Sandbox, StagingTooLarge, snapshot
+from assay.sandbox import (
+    Limits,
+    RunResult,
+    Sandbox,
+    StagingTooLarge,
+    configured_sandbox,
+    snapshot,
+)
 from assay.status import Outcome
 
-
-@lru_cache(maxsize=4)
-def _default_sandbox(allow_unisolated: bool, cgroup_parent: str) -> Sandbox:
-    return Sandbox(allow_unisolated=allow_unisolated, cgroup_parent=cgroup_parent)
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def sandbox_for(ctx: CheckContext) -> Sandbox:
-    """The context's sandbox, or the default one for its config."""
-    return ctx.sandbox or _default_sandbox(ctx.config.allow_unisolated, ctx.config.cgroup_parent)
+    """The context's sandbox, or the one its config describes (``configured_sandbox``)."""
+    return ctx.sandbox or configured_sandbox(ctx.config)
 
 
-def staged_workspace(ctx: CheckContext, scratch: Path) -> Path | Outcome:
-    """A read-only-to-the-sandbox snapshot of the workspace, or why there is none.
+def staged_workspace(ctx: CheckContext, into: Path) -> Path | Outcome:
+    """A read-only-to-the-sandbox snapshot of the workspace in ``into`` (an empty folder, which
+    a prepared sandbox may already mount), or why there is none.
 
     Too deep, too many entries or too many bytes to stage is refuted, for every kind that
     stages a workspace (``limits_are_rules`` or not).
@@ -30,14 +35,23 @@ def staged_workspace(ctx: CheckContext, scratch: Path) -> Path | Outcome:
     assert ctx.workspace is not None
     if not ctx.workspace.is_dir():
         return Outcome.inconclusive(f"the workspace {str(ctx.workspace)!r} is not a directory")
-    target = scratch / "workspace"
+    staging = into.with_name(f"{into.name}.staging")
     try:
-        snapshot(ctx.workspace, target, ctx.config.max_staged_mb * 1024 * 1024)
+        snapshot(ctx.workspace, staging, ctx.config.max_staged_mb * 1024 * 1024)
     except StagingTooLarge as exc:
         # The workspace is the work: its size and shape are the candidate's doing, and an
         # inconclusive here would let any wrong answer mask itself by adding files.
         return Outcome.refuted(f"the workspace cannot be staged: {exc}")
-    return target
+    # Moved in whole, top-level entry by entry: the folder itself stays the one mounted.
+    source, target = os.open(staging, _DIR), os.open(into, _DIR)
+    try:
+        for name in os.listdir(source):
+            os.rename(name, name, src_dir_fd=source, dst_dir_fd=target)
+    finally:
+        os.close(source)
+        os.close(target)
+    os.rmdir(staging)
+    return into
 
 
 _LIMIT_WORDS = {

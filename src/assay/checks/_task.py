@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import InvalidInput
 from assay._files import read_regular
+from assay._strict import StrictJSONError, loads_strict
 from assay.checks._context import CheckContext, Receipt
 from assay.checks._engine import Check, build_checks, run_checks, spec_error
-from assay.checks._strict import StrictJSONError, loads_strict
 from assay.status import Mode, Report
 
 
@@ -45,9 +45,11 @@ class Task:
     context: CheckContext
 
     def run(self) -> Report:
+        """Run every check against the task's context and combine the outcomes by its mode."""
         return run_checks(self.checks, self.context, self.mode)
 
     def with_answer(self, answer: str) -> Task:
+        """The same task judging another answer (``--answer-file``); the loaded task is left as it was."""
         return replace(self, context=replace(self.context, answer=answer))
 
 

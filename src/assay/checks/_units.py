@@ -63,6 +63,7 @@ SLACK = Fraction(1, 2**_SLACK_BITS)
 
 @lru_cache(maxsize=1)
 def registry() -> Any:
+    """One pint registry for the process, made on first use: building it costs tens of milliseconds, and a unitless check never needs it."""
     import pint
 
     return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
@@ -119,7 +120,7 @@ def _unit_in(clause: str) -> tuple[str, Any] | None:
 
 
 def other_unit(
-    text: str, number_start: int, number_end: int, written: str, unit: Any, target: Any
+    text: str, number_start: int, number_end: int, written: str, target: str
 ) -> str | None:
     """Another unit of the target's dimension written anywhere in ``text`` besides the number's
     own unit ``written`` (the words right after ``number_end``): ``42 m or km`` hedges between
@@ -130,18 +131,19 @@ def other_unit(
     words = _WORDISH.findall(text, 0, number_start) + _WORDISH.findall(text, after)
     if len(words) > _MAX_TOKENS:
         return "(too many words to read)"
-    return _competing(tuple(words), unit, target) if words else None
+    return _competing(tuple(words), written, target) if words else None
 
 
 @lru_cache(maxsize=4096)
-def _competing(words: tuple[str, ...], unit: Any, target: Any) -> str | None:
-    """The first of ``words`` that is a unit other than ``unit`` of ``target``'s dimension."""
+def _competing(words: tuple[str, ...], written: str, target: str) -> str | None:
+    """The first of ``words`` that is a unit other than ``written`` of ``target``'s dimension."""
+    unit = parse_unit(written)
     for token in words:
         word = token.rstrip(".")
         if word.lower() in _PROSE_WORDS:
             continue
         other = parse_unit(word)
-        if other is not None and other != unit and same_dimension(other, target):
+        if other is not None and other != unit and same_dimension(word, target):
             return word
     return None
 
@@ -172,28 +174,38 @@ def _exact_factor(decimal: Fraction, factor: float) -> tuple[Fraction, bool]:
     return decimal, False
 
 
+# The caches below are keyed by the unit texts, not by pint's unit objects: hashing those runs
+# Python code in pint on every lookup, and these lookups are on the per-answer path.
+
+
 @lru_cache(maxsize=4096)
-def _factor(source: Any, target: Any) -> tuple[Fraction, bool] | None:
+def _factor(source: str, target: str) -> tuple[Fraction, bool] | None:
     """Multiplier from ``source`` to ``target`` and whether it is exact, or None (offset units)."""
     reg = registry()
-    if not reg.Quantity(1, source).is_compatible_with(target):
-        raise UnitProblem(f"{source} cannot be converted to {target}")
-    if reg.Quantity(0, source).to(target).magnitude != 0:
+    source_unit, target_unit = parse_unit(source), parse_unit(target)
+    if not reg.Quantity(1, source_unit).is_compatible_with(target_unit):
+        raise UnitProblem(f"{source_unit} cannot be converted to {target_unit}")
+    if reg.Quantity(0, source_unit).to(target_unit).magnitude != 0:
         return None  # an offset scale (degC, degF): convert each value on its own
-    factor = reg.Quantity(1, source).to(target).magnitude
-    return _exact_factor(_finite(factor, source, target), float(factor))
+    factor = reg.Quantity(1, source_unit).to(target_unit).magnitude
+    return _exact_factor(_finite(factor, source_unit, target_unit), float(factor))
 
 
 @lru_cache(maxsize=4096)
-def same_dimension(source: Any, target: Any) -> bool:
+def same_dimension(source: str, target: str) -> bool:
+    """Whether the unit written ``source`` converts to the unit written ``target``."""
     try:
-        return bool(registry().Quantity(1, source).is_compatible_with(target))
+        source_unit, target_unit = parse_unit(source), parse_unit(target)
+        if source_unit is None or target_unit is None:
+            return False
+        return bool(registry().Quantity(1, source_unit).is_compatible_with(target_unit))
     except Exception:  # see the module docstring: pint on candidate text
         return False
 
 
-def convert(value: Fraction, source: Any, target: Any) -> tuple[Fraction, bool]:
-    """``value`` in ``source`` expressed in ``target``; the flag says the result is exact.
+def convert(value: Fraction, source: str, target: str) -> tuple[Fraction, bool]:
+    """``value`` in the unit written ``source`` expressed in ``target`` (both texts that
+    parse_unit reads); the flag says the result is exact.
 
     UnitProblem when pint cannot convert (``delta_degC`` to ``degC``: a temperature difference
     is not a temperature), whatever pint raised.
@@ -202,12 +214,16 @@ def convert(value: Fraction, source: Any, target: Any) -> tuple[Fraction, bool]:
         factor = _factor(source, target)
         if factor is not None:
             multiplier, exact = factor
+            if value.denominator == 1 == multiplier.denominator:  # no gcd to take
+                return Fraction(value.numerator * multiplier.numerator), exact
             return value * multiplier, exact
-        converted = registry().Quantity(float(value), source).to(target).magnitude
-        return _finite(converted, source, target), False
+        source_unit, target_unit = parse_unit(source), parse_unit(target)
+        converted = registry().Quantity(float(value), source_unit).to(target_unit).magnitude
+        return _finite(converted, source_unit, target_unit), False
     except UnitProblem:
         raise
     except Exception as exc:  # see the module docstring: pint on candidate text
         raise UnitProblem(
-            f"{source} cannot be converted to {target} ({type(exc).__name__})"
+            f"{parse_unit(source)} cannot be converted to {parse_unit(target)} "
+            f"({type(exc).__name__})"
         ) from None

@@ -1,6 +1,7 @@
-"""``assay`` commands. Each opens its inputs, calls one library function and maps errors to exit
-codes: 0 when a verdict was produced (whatever it says), 2 for invalid input, with one line on
-stderr naming the file and field. Domain logic lives in the library, never here.
+"""``assay`` commands. Each opens its inputs, calls one library function and prints what it
+returns: exit 0 when a verdict was produced (whatever it says), 2 for invalid input, with one line
+on stderr naming the file and field. Domain logic lives in the library, never here; errors become
+exit codes in one place, ``_boundary`` (every command is wrapped in ``@boundary``).
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ from typing import Annotated, Any
 import typer
 
 from assay._config import Config
-from assay._errors import AssayError, InvalidInput, exit_code
+from assay._errors import AssayError, InvalidInput
 from assay._files import read_regular, read_regular_text
+from assay._strict import StrictJSONError, loads_strict
 from assay.checks import all_kinds, check_task, score_answers
-from assay.checks._strict import StrictJSONError, loads_strict
+from assay.cli._boundary import about, boundary, report_error, say
 from assay.cli._render import (
+    kinds_document,
     kinds_markdown,
     print_conformance,
     print_kinds,
     print_report,
-    terminal_safe,
 )
 from assay.status import Outcome, Report, combine
 
@@ -34,10 +36,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"assay: error: {terminal_safe(message)}", err=True)
 
 
 # Left as \u escapes in printed JSON: lone surrogates (not encodable), C1 controls (a terminal
@@ -70,6 +68,7 @@ def _read_json(path: Path, what: str) -> Any:
 
 
 @app.command()
+@boundary
 def check(
     tasks: Annotated[
         list[Path], typer.Argument(help="Task files (JSON): checks plus the episode.")
@@ -87,11 +86,7 @@ def check(
     ] = False,
 ) -> None:
     """Run the checks of each task file and print one JSON report per task (one per line)."""
-    try:
-        config = Config.from_env()
-    except AssayError as exc:
-        _fail(str(exc))
-        raise typer.Exit(exit_code(exc)) from None
+    config = Config.from_env()
     if allow_unisolated:
         config = config.model_copy(update={"allow_unisolated": True})
     answer = None
@@ -99,33 +94,34 @@ def check(
         try:
             answer = read_regular_text(answer_file, config.max_file_bytes, "answer file")
         except (OSError, UnicodeDecodeError) as exc:
-            _fail(f"{answer_file}: cannot read the answer file: {exc}")
-            raise typer.Exit(2) from None
+            raise InvalidInput(
+                f"cannot read the answer file: {exc}", where=str(answer_file)
+            ) from None
     worst = 0
     for task in tasks:  # one task never takes another down: each is caught on its own
         try:
             report = check_task(task, answer=answer, config=config)
         except AssayError as exc:
-            _fail(str(exc))
-            worst = max(worst, exit_code(exc))
+            worst = max(worst, report_error(exc))
             continue
         except Exception as exc:
-            _fail(f"{task}: internal error: {type(exc).__name__}: {exc}")
+            say(f"{task}: internal error: {type(exc).__name__}: {exc}")
             report, worst = _failed_report(exc), max(worst, 1)
         try:
             if human:
                 print_report(str(task), report)
             else:
-                _emit({"task": str(task), **report.to_json()})
+                _emit(report.model_copy(update={"task": str(task)}).to_json())
         except Exception as exc:  # printing must not lose the reports still to come
-            _fail(f"{task}: internal error: {type(exc).__name__}: {exc}")
-            _emit({"task": str(task), **_failed_report(exc).to_json()})
+            say(f"{task}: internal error: {type(exc).__name__}: {exc}")
+            _emit(_failed_report(exc).model_copy(update={"task": str(task)}).to_json())
             worst = max(worst, 1)
     if worst:
         raise typer.Exit(worst)
 
 
 @app.command()
+@boundary
 def verify(
     submission: Annotated[Path, typer.Argument(help='{"outputs": {...}, "reported_reward": ...}')],
     key: Annotated[Path, typer.Argument(help="The answer key: {task_id: value}.")],
@@ -134,21 +130,15 @@ def verify(
     ] = False,
 ) -> None:
     """Recompute the reward of a submission against an answer key (type-strict, exact coverage)."""
+    answer_key = _read_json(key, "answer key")
+    if not isinstance(answer_key, dict):
+        raise InvalidInput("the answer key must be a JSON object {task_id: value}", where=str(key))
     try:
-        answer_key = _read_json(key, "answer key")
-        if not isinstance(answer_key, dict):
-            raise InvalidInput(
-                "the answer key must be a JSON object {task_id: value}", where=str(key)
-            )
-        try:
-            text = read_regular(submission, Config.from_env().max_file_bytes, "submission")
-        except OSError as exc:
-            raise InvalidInput(
-                f"cannot read the submission: {exc.strerror}", where=str(submission)
-            ) from None
-    except AssayError as exc:
-        _fail(str(exc))
-        raise typer.Exit(exit_code(exc)) from None
+        text = read_regular(submission, Config.from_env().max_file_bytes, "submission")
+    except OSError as exc:
+        raise InvalidInput(
+            f"cannot read the submission: {exc.strerror}", where=str(submission)
+        ) from None
     try:
         parsed: Any = loads_strict(text)
     except StrictJSONError as exc:
@@ -158,11 +148,11 @@ def verify(
         )
         parsed = None
     score = score_answers(parsed, answer_key)
-    result = score.model_dump(mode="json") if detail else score.as_reward()
-    typer.echo(json.dumps(result))
+    typer.echo(json.dumps(score.to_json(detail=detail)))
 
 
 @app.command()
+@boundary
 def kinds(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the kinds reference (docs/kinds.md).")
@@ -176,15 +166,7 @@ def kinds(
     if markdown:
         typer.echo(kinds_markdown(registered), nl=False)
     elif as_json:
-        typer.echo(
-            json.dumps(
-                [
-                    {"kind": k.name, "summary": k.summary, "spec": k.spec.model_json_schema()}
-                    for k in registered
-                ],
-                indent=2,
-            )
-        )
+        typer.echo(json.dumps(kinds_document(registered).to_json(), indent=2))
     else:
         print_kinds(registered)
 
@@ -194,6 +176,7 @@ app.add_typer(checker_app, name="checker")
 
 
 @checker_app.command("conform")
+@boundary
 def checker_conform(
     program: Annotated[
         Path, typer.Argument(help="The checker: a file (.py runs with python3) or a folder.")
@@ -212,28 +195,20 @@ def checker_conform(
     ] = "file",
 ) -> None:
     """Run a checker against its conformance fixtures; exit 1 unless every fixture passes."""
-    from assay.sandbox._conform import conform
+    from assay.sandbox import configured_sandbox, conform
 
-    try:
-        results = conform(
-            program, fixtures, command.split() if command else None, result_channel=result_channel
-        )
-    except AssayError as exc:
-        _fail(str(exc))
-        raise typer.Exit(exit_code(exc)) from None
+    config = Config.from_env()  # the sandbox and the staging cap obey it, as in `check`
+    results = conform(
+        program,
+        fixtures,
+        command.split() if command else None,
+        sandbox=configured_sandbox(config),
+        max_bytes=config.max_staged_mb * 1024 * 1024,
+        result_channel=result_channel,
+    )
     if as_json:
         for r in results:
-            typer.echo(
-                json.dumps(
-                    {
-                        "fixture": r.name,
-                        "expected": r.expected,
-                        "got": r.got,
-                        "passed": r.passed,
-                        "detail": r.detail,
-                    }
-                )
-            )
+            _emit(r.to_json())
     else:
         print_conformance(results)
     if not all(r.passed for r in results):
@@ -247,6 +222,7 @@ app.add_typer(hole_app, name="hole")
 
 
 @hole_app.command("fill")
+@boundary
 def hole_fill(
     file: Annotated[Path, typer.Argument(help="The Agda file with the hole (never modified).")],
     line: Annotated[int, typer.Argument(help="1-based line of the hole's opening brace.")],
@@ -263,20 +239,18 @@ def hole_fill(
 
     error: assay's or Agda's own failure (a known-good proof fails too), never the candidate's.
     """
-    from assay.proofs import fill_hole
+    from assay.proofs import cache_for, fill_hole
 
-    try:
-        result = fill_hole(file, line, column, candidate, stdlib=stdlib, cache=_judgment_cache())
-    except OSError as exc:
-        _fail(f"{file}: cannot read: {exc.strerror}")
-        raise typer.Exit(2) from None
-    except AssayError as exc:
-        _fail(f"{file}: {exc}")
-        raise typer.Exit(exit_code(exc)) from None
+    with about(file):
+        config = Config.from_env()
+        result = fill_hole(
+            file, line, column, candidate, stdlib=stdlib, cache=cache_for(config), config=config
+        )
     _emit(result.to_json())
 
 
 @hole_app.command("goal")
+@boundary
 def hole_goal(
     file: Annotated[Path, typer.Argument(help="The Agda file with the hole.")],
     line: Annotated[int, typer.Argument(help="1-based line of the hole's opening brace.")],
@@ -291,35 +265,23 @@ def hole_goal(
     """Ask the interaction lane for the goal type and context at a hole (an answer, never a verdict)."""
     from assay.proofs import AgdaLane
 
-    try:
-        if not file.is_file():
-            raise InvalidInput("no such file", where=str(file))
-        with AgdaLane(stdlib=stdlib) as lane:
-            answer = lane.goal(file, line, column).to_json()
-            if infer is not None:
-                answer["inferred"] = {"term": infer, "type": lane.infer(file, line, column, infer)}
-    except AssayError as exc:
-        _fail(str(exc))
-        raise typer.Exit(exit_code(exc)) from None
-    _emit(answer)
-
-
-def _judgment_cache() -> Any:
-    from assay.proofs import JudgmentCache
-
-    folder = Config.from_env().judgment_cache
-    return None if folder == "off" else JudgmentCache(Path(folder) if folder else None)
+    if not file.is_file():
+        raise InvalidInput("no such file", where=str(file))
+    with AgdaLane(stdlib=stdlib, config=Config.from_env()) as lane:
+        answer = lane.goal(file, line, column)
+        if infer is not None:
+            answer = answer.with_inferred(infer, lane.infer(file, line, column, infer))
+    _emit(answer.to_json())
 
 
 def main() -> None:
     """Console entry point: never a traceback, whatever happens."""
     try:
         app()
-    except AssayError as exc:
-        _fail(str(exc))
-        sys.exit(exit_code(exc))
+    except AssayError as exc:  # raised outside a command (none is today): the same one line
+        sys.exit(report_error(exc))
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:
-        _fail(f"internal error: {type(exc).__name__}: {exc}")
+        say(f"internal error: {type(exc).__name__}: {exc}")
         sys.exit(1)

@@ -1,4 +1,5 @@
-"""What people see: rich tables for reports and kinds, and the generated kinds reference."""
+"""What people see: rich tables for reports and kinds, the generated kinds reference, and the
+``assay kinds --json`` document."""
 
 from __future__ import annotations
 
@@ -10,16 +11,17 @@ from collections.abc import Sequence
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from pydantic import Field
 from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from assay._wire import WireModel
 from assay.checks import Kind
-from assay.sandbox._conform import FixtureResult
-from assay.status import Report, Status
-from assay.status._clean import clean_text
+from assay.sandbox import FixtureResult
+from assay.status import Report, Status, clean_text
 
 _STYLE = {
     Status.VERIFIED: "green",
@@ -67,6 +69,7 @@ def terminal_safe(text: str) -> str:
 
 
 def print_report(title: str, report: Report) -> None:
+    """The ``--human`` table of one report; every text the work supplied is made terminal-safe first."""
     table = Table(title=escape(terminal_safe(title)), show_lines=False, expand=False)
     table.add_column("kind")
     table.add_column("status")
@@ -123,7 +126,37 @@ def _default(info: FieldInfo) -> str:
     return repr(info.default)
 
 
+class KindEntry(WireModel):
+    """One check kind as ``assay kinds --json`` lists it."""
+
+    kind: str
+    """The name a check spec gives in its ``kind`` field."""
+    summary: str
+    """What a pass establishes (the first paragraph of the kind's docstring)."""
+    spec: dict[str, Any]
+    """The JSON Schema of the kind's spec (its fields, types and defaults)."""
+
+
+class KindList(WireModel):
+    """Every registered check kind: the document ``assay.kinds/1``."""
+
+    schema_: Literal["assay.kinds/1"] = Field("assay.kinds/1", alias="schema")
+    kinds: list[KindEntry]
+    """In registry order."""
+
+
+def kinds_document(kinds: list[Kind]) -> KindList:
+    """The registry as ``assay kinds --json`` prints it, generated so it cannot drift."""
+    return KindList(
+        kinds=[
+            KindEntry(kind=k.name, summary=k.summary, spec=k.spec.model_json_schema())
+            for k in kinds
+        ]
+    )
+
+
 def print_kinds(kinds: list[Kind]) -> None:
+    """The ``assay kinds`` table: each kind's fields and what a pass means."""
     table = Table(title="check kinds", show_lines=True)
     table.add_column("kind", style="bold")
     table.add_column("fields")
@@ -165,6 +198,7 @@ def kinds_markdown(kinds: list[Kind]) -> str:
 
 
 def print_conformance(results: Sequence[FixtureResult]) -> None:
+    """The ``checker conform --human`` table: each fixture, what was expected and what the checker said."""
     table = Table(title="checker conformance")
     for column in ("fixture", "expected", "got", "", "detail"):
         table.add_column(column, overflow="fold")

@@ -2,30 +2,58 @@
 
 A judgment is one batch process over one whole file set, in the sandbox; its verdict carries the
 exact commands, binary, version, working directory, flags and checked bytes, so a client can
-re-run the claim. The interaction lane answers questions (goal types, inferred types) and never
-decides anything.
+re-run the claim. Each language is one module behind ``ProofLanguage``, registered once
+(``LANGUAGES``; ``Language`` names them). ``judge_source`` and ``judge_hole`` are the one path
+from a file or a hole candidate to an ``Attempt`` (``fill_hole`` and the kinds both use it). The
+interaction lane answers questions (goal types, inferred types) and never decides anything.
 """
 
 from assay._errors import ToolchainMissing
-from assay.proofs._cache import JudgmentCache, cache_key
-from assay.proofs._fill import fill_hole
-from assay.proofs._holes import HoleNotFound, HoleResult
-from assay.proofs._judges import Judgment, judge, plan_for
+from assay.proofs._cache import JudgmentCache, cache_for, cache_key
+from assay.proofs._fill import (
+    Attempt,
+    HoleResult,
+    Judging,
+    Terms,
+    fill_hole,
+    judge_hole,
+    judge_source,
+)
+from assay.proofs._holes import HoleNotFound, HoleStatus, only_hole
+from assay.proofs._judges import DEFAULT_LIMITS, Judgment, judge, plan_for, refusals_for
 from assay.proofs._lane import AgdaLane, Goal, LaneError
+from assay.proofs._language import ProofLanguage
+from assay.proofs._plan import Plan
+from assay.proofs._registry import LANGUAGES, Language, proof_language
 from assay.proofs._verdict import Verdict
 
 __all__ = [
     "AgdaLane",
+    "Attempt",
+    "DEFAULT_LIMITS",
     "Goal",
     "HoleNotFound",
     "HoleResult",
-    "JudgmentCache",
+    "HoleStatus",
+    "Judging",
     "Judgment",
+    "JudgmentCache",
+    "LANGUAGES",
     "LaneError",
+    "Language",
+    "Plan",
+    "ProofLanguage",
+    "Terms",
     "ToolchainMissing",
     "Verdict",
+    "cache_for",
     "cache_key",
     "fill_hole",
     "judge",
+    "judge_hole",
+    "judge_source",
+    "only_hole",
     "plan_for",
+    "proof_language",
+    "refusals_for",
 ]

@@ -26,9 +26,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from assay._config import DEFAULT_CONFIG
 from assay.proofs._agda_lex import AgdaLexError, Token, tokens
 from assay.proofs._paths import module_problem
-from assay.proofs._toolchain import AGDA_STDLIB
 
 SAFE_BUILTINS = frozenset(
     {"Agda.Primitive"}
@@ -66,7 +66,7 @@ _ALLOWED = (
 
 
 @lru_cache(maxsize=4096)
-def safe_stdlib_module(name: str, library: Path = AGDA_STDLIB) -> bool:
+def safe_stdlib_module(name: str, library: Path = Path(DEFAULT_CONFIG.agda_stdlib)) -> bool:
     """``name`` is an agda-stdlib module whose own OPTIONS say ``--safe`` and use nothing unsafe.
 
     The library is trusted text, read here only for its OPTIONS pragmas; Agda itself re-checks
@@ -103,14 +103,17 @@ def header_modules(header: str) -> frozenset[str]:
         return frozenset()
 
 
-def import_refusals(found: list[Token], trusted: Iterable[str] = ()) -> list[str]:
-    """Each import outside the allow-list, named; each cubical primitive's name."""
+def import_refusals(
+    found: list[Token], trusted: Iterable[str] = (), library: str = DEFAULT_CONFIG.agda_stdlib
+) -> list[str]:
+    """Each import outside the allow-list, named; each cubical primitive's name. ``library``:
+    the agda-stdlib whose ``--safe`` modules are allowed (``Config.agda_stdlib``)."""
     allowed = SAFE_BUILTINS | set(trusted)
     shapes: list[str] = []
     for name in imported(found):
         if name is None:
             shapes.append("an `import` without a module name")
-        elif name not in allowed and not safe_stdlib_module(name):
+        elif name not in allowed and not safe_stdlib_module(name, Path(library)):
             shapes.append(f"the import of {name[:120]!r} ({_ALLOWED})")
     parts = {part for token in found for part in token.parts}
     shapes += [f"the cubical primitive `{name}`" for name in sorted(CUBICAL_PRIMITIVES & parts)]

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from assay._config import Config
 from assay._signed import SignedStore, canonical_digest, default_cache_dir, judging_code
 from assay.proofs._verdict import Verdict
 
@@ -58,11 +60,12 @@ class JudgmentCache:
         self.store = SignedStore(self.folder, "judgment", key_file)
 
     def get(self, key: str) -> Verdict | None:
+        """The verdict stored under ``key`` (marked ``cached``), or None; a bad entry is removed."""
         payload = self.store.get(key)
         if payload is None:
             return None
         try:
-            verdict = Verdict.model_validate(payload)
+            verdict = Verdict.model_validate({k: v for k, v in payload.items() if k != "command"})
         except ValidationError:
             verdict = None
         if verdict is None or not cacheable(verdict):
@@ -71,5 +74,18 @@ class JudgmentCache:
         return verdict.model_copy(update={"cached": True})
 
     def put(self, key: str, verdict: Verdict) -> None:
+        """Store ``verdict`` under ``key`` when it is a clean judgment (``cacheable``)."""
         if cacheable(verdict):
-            self.store.put(key, verdict.model_dump(mode="json"))
+            self.store.put(key, verdict.to_json())
+
+
+def cache_for(config: Config) -> JudgmentCache | None:
+    """The judgment cache ``config`` names (``Config.judgments_folder``, signed with
+    ``Config.signing_key_file``); None when the cache is off. One per folder and key."""
+    folder = config.judgments_folder()
+    return None if folder is None else _cache(folder, config.signing_key_file())
+
+
+@lru_cache(maxsize=8)
+def _cache(folder: Path, key_file: Path) -> JudgmentCache:
+    return JudgmentCache(folder, key_file)

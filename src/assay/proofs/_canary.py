@@ -12,41 +12,25 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Literal
 
-from assay.proofs._judge import run_batch
-from assay.proofs._languages import Plan, agda_plan, coq_plan, lean_plan
+from assay.proofs._batch import run_batch
+from assay.proofs._plan import Plan
+from assay.proofs._registry import Language, proof_language
 from assay.proofs._toolchain import Toolchain
 from assay.sandbox import Limits, Sandbox
 
 CANARY_TTL = 600.0
-_AGDA_HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 _remembered: dict[str, tuple[float, bool]] = {}
 _lock = threading.Lock()
 
 
-def canary_plan(language: Literal["agda", "coq", "lean"], toolchain: Toolchain) -> Plan:
+def canary_plan(language: Language, toolchain: Toolchain) -> Plan:
     """A proof of ``1 + 1 = 2`` that every working toolchain accepts, through the real plan."""
-    if language == "agda":
-        solution = f"module Solution where\n\n{_AGDA_HEADER}\n\ncanary : 1 + 1 ≡ 2\ncanary = refl\n"
-        return agda_plan(
-            toolchain,
-            solution,
-            statement="1 + 1 ≡ 2",
-            name="canary",
-            header=_AGDA_HEADER,
-            options=(),
-            stdlib=False,
-        )
-    if language == "coq":
-        solution = "Theorem canary : 1 + 1 = 2.\nProof. reflexivity. Qed.\n"
-        return coq_plan(toolchain, solution, statement="1 + 1 = 2", name="canary", header="")
-    solution = "theorem canary : 1 + 1 = 2 := rfl\n"
-    return lean_plan(toolchain, solution, statement="1 + 1 = 2", name="canary", header="")
+    return proof_language(language).canary(toolchain)
 
 
 def canary_checks(
-    language: Literal["agda", "coq", "lean"], toolchain: Toolchain, sandbox: Sandbox, limits: Limits
+    language: Language, toolchain: Toolchain, sandbox: Sandbox, limits: Limits
 ) -> bool:
     """Whether the known-good proof checks (every step exits 0) on this toolchain, now."""
     identity = "\0".join(

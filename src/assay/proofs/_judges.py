@@ -14,27 +14,21 @@ import resource
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
+from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import ToolchainMissing
-from assay.proofs import _scan, _toolchain
+from assay.proofs._batch import WORKDIR, run_batch
 from assay.proofs._cache import JudgmentCache, cache_key
 from assay.proofs._canary import canary_checks
-from assay.proofs._judge import WORKDIR, run_batch
-from assay.proofs._languages import (
-    COQ_DIGEST,
-    COQ_TRUSTED,
-    WRAPPER,
-    Plan,
-    agda_plan,
-    coq_plan,
-    lean_plan,
-)
+from assay.proofs._plan import TRUSTED_STEMS, WRAPPER, Plan
 from assay.proofs._reading import Reading, read_batch
+from assay.proofs._registry import Language, proof_language
+from assay.proofs._toolchain import Toolchain
 from assay.proofs._verdict import Verdict
 from assay.sandbox import Limits, Sandbox
 
-Language = Literal["agda", "coq", "lean"]
+DEFAULT_LIMITS = Limits(timeout=300, memory_mb=4096)
+"""The limits of a judgment whose caller sets none (``hole fill``; the kinds' spec defaults)."""
 
 
 @dataclass(frozen=True)
@@ -46,21 +40,26 @@ class Judgment:
     refusals: list[str]
 
 
-def toolchain_for(language: Language) -> _toolchain.Toolchain:
-    found = {"agda": _toolchain.agda, "coq": _toolchain.coq, "lean": _toolchain.lean}[language]()
+def toolchain_for(language: Language, config: Config = DEFAULT_CONFIG) -> Toolchain:
+    """The language's toolchain on this machine for ``config``; ToolchainMissing when absent."""
+    found = proof_language(language).toolchain(config)
     if found is None:
-        binary = {"agda": "agda", "coq": "coqc or coqchk", "lean": "lake"}[language]
+        binary = proof_language(language).install_hint
         raise ToolchainMissing(
             f"{binary} is not installed on this machine, so {language} proofs cannot be judged here"
         )
     return found
 
 
-def refusals_for(language: Language, source: str, options: Sequence[str] = ()) -> list[str]:
+def refusals_for(
+    language: Language,
+    source: str,
+    options: Sequence[str] = (),
+    header: str = "",
+    config: Config = DEFAULT_CONFIG,
+) -> list[str]:
     """The refused shapes in ``source``: found without any toolchain, before any judgment."""
-    if language == "agda":
-        return _scan.agda_refusals(source, options)
-    return _scan.coq_refusals(source) if language == "coq" else _scan.lean_refusals(source)
+    return proof_language(language).refusals(source, header, options, config)
 
 
 def plan_for(
@@ -72,23 +71,20 @@ def plan_for(
     header: str = "",
     options: Sequence[str] = (),
     stdlib: bool = True,
+    config: Config = DEFAULT_CONFIG,
 ) -> Plan:
-    toolchain = toolchain_for(language)
-    if language == "agda":
-        return agda_plan(
-            toolchain,
-            solution,
-            statement=statement,
-            name=name,
-            header=header,
-            options=options,
-            stdlib=stdlib,
-        )
-    if statement is None or name is None:
-        raise ValueError(f"{language} judgments need the trusted statement and the name to check")
-    if language == "coq":
-        return coq_plan(toolchain, solution, statement=statement, name=name, header=header)
-    return lean_plan(toolchain, solution, statement=statement, name=name, header=header)
+    """The plan that judges ``solution`` in ``language`` (against the trusted ``statement`` and
+    the solution's ``name`` when given; Coq and Lean need them): its files, steps and the shapes
+    it refuses. ToolchainMissing when the language's toolchain is not installed."""
+    return proof_language(language).plan(
+        toolchain_for(language, config),
+        solution,
+        statement=statement,
+        name=name,
+        header=header,
+        options=options,
+        stdlib=stdlib,
+    )
 
 
 def judge(
@@ -98,11 +94,12 @@ def judge(
     limits: Limits,
     cache: JudgmentCache | None = None,
     allowed_axioms: Sequence[str] = (),
+    config: Config = DEFAULT_CONFIG,
 ) -> Judgment:
     """Refuse the plan's shapes, else judge it (from the cache when the same bytes were judged)."""
     if plan.refusals:
         return Judgment(plan, None, plan.refusals)
-    toolchain = toolchain_for(language)
+    toolchain = toolchain_for(language, config)
     key = cache_key(
         plan.files,
         language=language,
@@ -133,7 +130,7 @@ def judge(
         sources=_sources(plan),
         checked_from_source=batch.checked_from_source,
         elapsed_ms=batch.elapsed_ms,
-        diagnostics=_diagnostics("\n".join(run.output for run in batch.runs)),
+        diagnostics=_diagnostics(language, "\n".join(run.output for run in batch.runs)),
         assumptions=reading.assumptions,
         meaning=plan.meaning,
         isolation=last.isolation,
@@ -153,7 +150,7 @@ RERUN_STACK_BYTES = 1 << 30
 
 def _judged(
     language: Language,
-    toolchain: _toolchain.Toolchain,
+    toolchain: Toolchain,
     plan: Plan,
     sandbox: Sandbox,
     limits: Limits,
@@ -252,17 +249,16 @@ def _sources(plan: Plan) -> dict[str, str]:
     return {
         name: data.decode("utf-8", errors="replace")
         for name, data in plan.files.items()
-        if small or name.startswith(WRAPPER) or name.split(".")[0] in COQ_TRUSTED
+        if small or name.startswith(WRAPPER) or name.split(".")[0] in TRUSTED_STEMS
     }
 
 
-def _diagnostics(output: str) -> list[str]:
+def _diagnostics(language: Language, output: str) -> list[str]:
+    shown = proof_language(language).shown
     lines = [line.rstrip() for line in output.splitlines()]
     kept = [
         line
         for line in lines
-        if line.strip()
-        and not line.lstrip().startswith("Checking ")
-        and not COQ_DIGEST.fullmatch(line)
+        if line.strip() and not line.lstrip().startswith("Checking ") and shown(line)
     ]
     return kept[:60]

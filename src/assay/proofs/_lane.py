@@ -29,18 +29,18 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import Field
+
+from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import AssayError, InvalidInput
+from assay._wire import WireModel
 from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
-from assay.proofs._judge import clear, scratch, stage
+from assay.proofs._batch import clear, scratch, stage
 from assay.proofs._paths import module_problem, read_source
-from assay.proofs._toolchain import AGDA_STDLIB
-from assay.sandbox import Limits, Mount, Sandbox
-from assay.sandbox._folders import CappedFolder
-from assay.sandbox._reading import kill_tree
+from assay.sandbox import CappedFolder, Limits, Mount, Sandbox, configured_sandbox, kill_tree
 
 LANE_DIR = "/lane"
 PROMPT = b"JSON> "
@@ -48,24 +48,39 @@ MAX_REPLY_BYTES = 16 * 1024 * 1024
 MAX_TERM_CHARS = 4096
 
 
-@dataclass(frozen=True)
-class ContextEntry:
+class ContextEntry(WireModel):
+    """One name in scope at a hole, with its type as Agda prints it."""
+
     name: str
+    """The name as Agda shows it."""
     type: str
+    """Its type, as Agda prints it."""
 
 
-@dataclass(frozen=True)
-class Goal:
-    """The goal at a hole: its type and what is in scope there. Not a verdict."""
+class Inferred(WireModel):
+    """The type Agda infers for a term in the scope of a hole (``hole goal --infer``)."""
 
+    term: str
+    """The term asked about, exactly as given."""
     type: str
+    """Its type, as Agda prints it."""
+
+
+class Goal(WireModel):
+    """The goal at a hole: its type and what is in scope there. Not a verdict: an answer, the
+    document ``assay.goal/1`` that ``assay hole goal`` prints."""
+
+    schema_: Literal["assay.goal/1"] = Field("assay.goal/1", alias="schema")
+    type: str = Field(alias="goal")
+    """The goal's type (written as ``goal``)."""
     context: tuple[ContextEntry, ...]
+    """What is in scope at the hole."""
+    inferred: Inferred | None = None
+    """With ``--infer``: the type of the term asked about."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "goal": self.type,
-            "context": [{"name": e.name, "type": e.type} for e in self.context],
-        }
+    def with_inferred(self, term: str, type_: str) -> Goal:
+        """The same answer, with the type Agda inferred for ``term`` at the hole."""
+        return self.model_copy(update={"inferred": Inferred(term=term, type=type_)})
 
 
 class LaneError(AssayError):
@@ -92,6 +107,12 @@ def haskell_string(text: str) -> str:
 
 
 class AgdaLane:
+    """A warm ``agda --interaction-json`` in the sandbox that answers questions about holes
+    (``goal``, ``infer``) and never gives a verdict (see the module's docstring).
+
+    The sandbox defaults to the one ``config`` describes; ``stdlib`` puts ``config.agda_stdlib``
+    on the include path. Use it as a context manager, or ``close`` it."""
+
     def __init__(
         self,
         sandbox: Sandbox | None = None,
@@ -100,9 +121,11 @@ class AgdaLane:
         max_rss_mb: int = 3072,
         timeout: float = 120.0,
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        config: Config = DEFAULT_CONFIG,
     ) -> None:
-        self.sandbox = sandbox or Sandbox()
+        self.sandbox = sandbox or configured_sandbox(config)
         self.stdlib = stdlib
+        self.library = config.agda_stdlib
         self.max_uses = max_uses
         self.max_rss_mb = max_rss_mb
         self.timeout = timeout
@@ -123,6 +146,7 @@ class AgdaLane:
         self.close()
 
     def close(self) -> None:
+        """End the lane's process and remove its folder (a later question starts a fresh one)."""
         if self._process is not None:
             kill_tree(self._process)
             self._process.wait()
@@ -160,7 +184,7 @@ class AgdaLane:
                 ".",
             ]
             if self.stdlib:
-                argv += ["-i", str(AGDA_STDLIB)]
+                argv += ["-i", self.library]
             self._process = self.sandbox.spawn(
                 argv,
                 cwd=LANE_DIR,
@@ -315,12 +339,13 @@ class AgdaLane:
         info = _goal_info(replies)
         entries = tuple(
             ContextEntry(
-                str(e.get("reifiedName", e.get("originalName", "?"))), str(e.get("binding", ""))
+                name=str(e.get("reifiedName", e.get("originalName", "?"))),
+                type=str(e.get("binding", "")),
             )
             for e in info.get("entries", [])
             if isinstance(e, dict)
         )
-        return Goal(str(info.get("type", "")), entries)
+        return Goal(type=str(info.get("type", "")), context=entries)
 
     def infer(self, file: Path, line: int, column: int, term: str) -> str:
         """The type Agda infers for ``term`` in the scope of the hole; a question, not a check.

@@ -43,15 +43,16 @@ import re
 import secrets
 from dataclasses import dataclass
 
-AUDIT_MODULE = "AssayAudit"
-STATEMENT_MODULE = "AssayStatement"
+from assay.proofs._plan import AUDIT, STATEMENT, WRAPPER
+
+AUDIT_MODULE = AUDIT
+STATEMENT_MODULE = STATEMENT
 STATEMENT_NAME = "statement"
 SOLUTION_MODULE = "AssaySolution"
-GOAL_MODULE = "AssayGoal"
+GOAL_MODULE = WRAPPER
 GOAL_NAME = "assay_goal"
 REJECTED_EXIT = 10
 """The audit's exit code when the kernel or one of its checks rejected a declaration."""
-MARKER_PLACEHOLDER = "{marker}"
 
 AUDIT_SOURCE = f"""\
 import Lean
@@ -262,6 +263,8 @@ class AuditExpectation:
 
 @dataclass(frozen=True)
 class AuditReading:
+    """What one run's audit reported: the axioms and the facts that withhold green."""
+
     axioms: list[str]
     """Each axiom ``assay_goal`` depends on, dotted; a name whose parts are not plain is shown
     as its JSON parts, so it never equals an allowed name."""

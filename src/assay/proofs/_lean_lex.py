@@ -32,6 +32,8 @@ class LeanLexError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
+    """One Lean token: its kind, its text and where it is in the source."""
+
     kind: TokenKind
     text: str
     """The source text of the token (for an identifier: as written, guillemets included)."""
@@ -74,13 +76,22 @@ def _where(text: str, offset: int) -> str:
     return f"line {line}"
 
 
+MAX_INTERPOLATION_DEPTH = 32
+"""Interpolated strings nested deeper than this are refused: the lexer reads each level with
+a recursive call, and a candidate must not be able to exhaust the verifier's stack (a
+``RecursionError`` would be assay's ``error``, not a finding about the work)."""
+
+
 class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.n = len(text)
         self.out: list[Token] = []
+        self.depth = 0
+        """How many interpolations the lexer is inside now."""
 
     def fail(self, what: str, offset: int) -> LeanLexError:
+        """The error for ``what`` at ``offset`` (line and column named)."""
         return LeanLexError(f"{what} ({_where(self.text, offset)})")
 
     def run(self, i: int, *, until_brace: bool) -> int:
@@ -171,6 +182,7 @@ class _Lexer:
         return i
 
     def block_comment(self, i: int) -> int:
+        """The end of the (nested) block comment opening at ``i``."""
         start, depth, i = i, 1, i + 2
         while i < self.n:
             if self.text.startswith("/-", i):
@@ -212,7 +224,13 @@ class _Lexer:
                 return i + 1
             elif c == "{" and interpolated:
                 self.out.append(Token("string", self.text[start:i], start))
+                if self.depth >= MAX_INTERPOLATION_DEPTH:
+                    raise self.fail(
+                        f"interpolated strings nested more than {MAX_INTERPOLATION_DEPTH} deep", i
+                    )
+                self.depth += 1
                 i = self.run(i + 1, until_brace=True)
+                self.depth -= 1
                 start = i
             elif c == "{" and ambiguous:
                 raise self.fail(
@@ -278,12 +296,14 @@ class _Lexer:
         return close
 
     def raw_string_ahead(self, i: int) -> bool:
+        """Whether a raw string literal (``r#"..."#``) opens at ``i``."""
         j = i + 1
         while j < self.n and self.text[j] == "#":
             j += 1
         return j < self.n and self.text[j] == '"'
 
     def raw_string(self, i: int) -> int:
+        """The end of the raw string literal opening at ``i``."""
         j = i + 1
         while self.text[j] == "#":
             j += 1
@@ -296,6 +316,7 @@ class _Lexer:
         return end
 
     def ident(self, i: int) -> int:
+        """The end of the (dotted, possibly «escaped») identifier starting at ``i``."""
         text, n = self.text, self.n
         start, parts, escaped = i, [], False
         while True:

@@ -36,6 +36,7 @@ the kernel in a process where no solution code runs.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from assay.proofs._lean_lex import LeanLexError, Token, tokens
 
@@ -177,12 +178,15 @@ def refusals(text: str, imports: Iterable[str] = ()) -> Shapes:
     except LeanLexError as exc:
         return [f"source that cannot be read with certainty: {exc}"]
     shapes: Shapes = []
+    seen: set[str] = set()  # a set beside the list: a file of many shapes is no quadratic scan
 
     def add(shape: str) -> None:
-        if shape not in shapes:
+        if shape not in seen:
+            seen.add(shape)
             shapes.append(shape)
 
     start = _imports(toks, frozenset(imports), add)
+    groups = _Groups(_closers(toks, ("[", "("), ("]", ")")), _closers(toks, ("(",), (")",)))
     if toks[:1] and toks[0].kind == "ident" and toks[0].text == "module":
         add("a `module` header (the module system)")
     for i, tok in enumerate(toks):
@@ -191,9 +195,9 @@ def refusals(text: str, imports: Iterable[str] = ()) -> Shapes:
         elif tok.kind == "backtick":
             add("a quotation or name literal (`)")
         elif tok.kind == "ident":
-            _ident(toks, i, start, add)
+            _ident(toks, i, start, add, groups)
         elif tok.kind == "symbol" and tok.text == "@" and _adjacent(toks, i, "["):
-            _attributes(toks, i + 2, add)
+            _attributes(toks, i + 2, add, groups)
     return shapes
 
 
@@ -220,7 +224,35 @@ def _imports(toks: Sequence[Token], allowed: frozenset[str], add: Callback) -> i
     return i
 
 
-def _ident(toks: Sequence[Token], i: int, header_end: int, add: Callback) -> None:
+@dataclass(frozen=True)
+class _Groups:
+    """Where each bracketed group ends, found once per scan (so that skipping a group costs
+    nothing and no scan is quadratic, however many attribute lists or Aesop clauses nest or
+    stay open): ``brackets`` pairs ``[``/``(`` with the ``]``/``)`` that closes it whatever its
+    kind (as the attribute reading counts depth), ``parens`` pairs ``(`` with ``)`` only. An
+    opener that is never closed is absent."""
+
+    brackets: dict[int, int]
+    parens: dict[int, int]
+
+
+def _closers(
+    toks: Sequence[Token], openers: Sequence[str], closers: Sequence[str]
+) -> dict[int, int]:
+    """The index of the token that closes each opener (by depth, the kinds not told apart)."""
+    found: dict[int, int] = {}
+    open_: list[int] = []
+    for i, tok in enumerate(toks):
+        if tok.kind != "symbol":
+            continue
+        if tok.text in openers:
+            open_.append(i)
+        elif tok.text in closers and open_:
+            found[open_.pop()] = i
+    return found
+
+
+def _ident(toks: Sequence[Token], i: int, header_end: int, add: Callback, groups: _Groups) -> None:
     tok = toks[i]
     if tok.escaped:
         add("an escaped «name» (it can spell any name)")
@@ -241,9 +273,9 @@ def _ident(toks: Sequence[Token], i: int, header_end: int, add: Callback) -> Non
         if not allowed or (name is not None and name.escaped):
             add(f"the option `{option or '?'}` (only limits and linters may be set)")
     elif tok.text == "attribute" and i + 1 < len(toks) and toks[i + 1].text == "[":
-        _attributes(toks, i + 2, add)
+        _attributes(toks, i + 2, add, groups)
     elif len(tok.parts) == 1 and tok.text.startswith("aesop"):
-        _aesop_clauses(toks, i + 1, add)
+        _aesop_clauses(toks, i + 1, add, groups)
     elif tok.text == "add" and i > 0 and toks[i - 1].text == "(" and _rule_follows(toks, i + 1):
         add("an Aesop `(add ...)` rule (Aesop runs tactic rules of the solution as code)")
 
@@ -260,7 +292,7 @@ def _rule_follows(toks: Sequence[Token], i: int) -> bool:
     return nxt.kind == "number" and i + 1 < len(toks) and toks[i + 1].text == "%"
 
 
-def _aesop_clauses(toks: Sequence[Token], i: int, add: Callback) -> None:
+def _aesop_clauses(toks: Sequence[Token], i: int, add: Callback, groups: _Groups) -> None:
     """Refuse rule additions in the clauses after ``aesop`` (``aesop_cat``, ``aesop?``, ...).
 
     ``(add safe tactic evil)`` makes Aesop ``evalConst`` a declaration of the solution, so its
@@ -270,34 +302,31 @@ def _aesop_clauses(toks: Sequence[Token], i: int, add: Callback) -> None:
     while i + 1 < len(toks) and toks[i].kind == "symbol" and toks[i].text == "(":
         if toks[i + 1].kind == "ident" and toks[i + 1].text == "add":
             add("an `aesop (add ...)` rule (Aesop runs tactic rules of the solution as code)")
-        depth = 0
-        while i < len(toks):
-            if toks[i].kind == "symbol" and toks[i].text == "(":
-                depth += 1
-            elif toks[i].kind == "symbol" and toks[i].text == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-            i += 1
-        i += 1
+        i = groups.parens.get(i, len(toks)) + 1  # past the clause's ")" (or the end)
 
 
-def _attributes(toks: Sequence[Token], i: int, add: Callback) -> None:
-    """Check one attribute list, from just after its ``[`` to the matching ``]``."""
-    depth, entry_start = 0, True
+def _attributes(toks: Sequence[Token], i: int, add: Callback, groups: _Groups) -> None:
+    """Check one attribute list, from just after its ``[`` to the matching ``]``. A nested group
+    is skipped whole (only the list's own entries are named); an entry that starts with one is
+    refused, named by the group's closing bracket."""
+    entry_start = True
     while i < len(toks):
         tok = toks[i]
         if tok.kind == "symbol" and tok.text in ("[", "("):
-            depth += 1
+            if i not in groups.brackets:
+                break  # never closed: neither is this list
+            i = groups.brackets[i]
+            if not entry_start:
+                i += 1
+                continue
+            tok = toks[i]  # the group's closer, read as the entry's name below
         elif tok.kind == "symbol" and tok.text in ("]", ")"):
-            if depth == 0:
-                return
-            depth -= 1
-        elif depth == 0 and tok.kind == "symbol" and tok.text == ",":
+            return
+        elif tok.kind == "symbol" and tok.text == ",":
             entry_start = True
             i += 1
             continue
-        if entry_start and depth == 0:
+        if entry_start:
             if tok.kind == "ident" and tok.text in ("local", "scoped"):
                 i += 1
                 continue

@@ -4,7 +4,7 @@ A proof's files are named after text the candidate or the author wrote (an Agda 
 a Coq or Lean module name). Such a name becomes a path only when every part of it is a name in
 the language's own grammar *and* a plain file name: no ``/`` or ``\\`` inside a part, no ``.``
 or ``..`` part, no leading ``-`` (it would read as a command-line flag), nothing invisible, and
-short enough for any file system. The staging (``_judge.stage``) checks again and creates every
+short enough for any file system. The staging (``_batch.stage``) checks again and creates every
 file under its scratch folder without following links, so a name that slipped past a plan
 still cannot write anywhere else.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import stat
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from assay._errors import InvalidInput
-from assay.proofs._agda_lex import is_name_part
 
 MAX_PART_BYTES = 200
 MAX_PATH_BYTES = 1000
@@ -28,23 +28,14 @@ class UnsafePath(InvalidInput):
     """A file name assay will not stage: it is not a plain relative name inside the scratch folder."""
 
 
-def _coq_ident(part: str) -> bool:
-    """A Coq identifier: a letter or ``_``, then letters, digits, ``_`` and ``'``."""
-    first, rest = part[:1], part[1:]
-    return (first.isalpha() or first == "_") and all(c.isalnum() or c in "_'" for c in rest)
+GRAMMARS: dict[str, tuple[str, Callable[[str], bool]]] = {}
+"""Each language's source suffix: what a name part is, and its test. Filled by the language
+modules (``source_grammar``) when the package loads."""
 
 
-def _lean_atom(part: str) -> bool:
-    """A Lean name part without «» escapes: a letter or ``_``, then letters, digits, ``_'!?``."""
-    first, rest = part[:1], part[1:]
-    return (first.isalpha() or first == "_") and all(c.isalnum() or c in "_'!?" for c in rest)
-
-
-GRAMMARS = {
-    ".agda": ("an Agda module name part", is_name_part),
-    ".v": ("a Coq identifier", _coq_ident),
-    ".lean": ("a Lean name part", _lean_atom),
-}
+def source_grammar(suffix: str, what: str, valid: Callable[[str], bool]) -> None:
+    """Declare that every part of a ``suffix`` source file's path must pass ``valid``."""
+    GRAMMARS[suffix] = (what, valid)
 
 
 def module_problem(name: str, suffix: str) -> str | None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shlex
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, computed_field
+
+from assay._wire import WireModel
+from assay.proofs._registry import Language
 
 Finding = Literal["checks", "does_not_check", "crashed", "misbehaved", "machinery"]
 """What the run says: the file checks, it does not, the toolchain broke on the candidate's files
@@ -14,13 +17,12 @@ a proof never needs (flood the output, change a file assay wrote), or the toolch
 failed or a limit stopped it."""
 
 
-class Verdict(BaseModel):
+class Verdict(WireModel):
     """One batch judgment of one whole file set. ``finding`` is derived from the exit code only,
     then an assumption audit (Coq, Lean) may still withhold green; nothing turns red into green."""
 
-    model_config = ConfigDict(frozen=True)
-
-    language: Literal["agda", "coq", "lean"]
+    schema_: Literal["assay.verdict/1"] = Field("assay.verdict/1", alias="schema")
+    language: Language
     finding: Finding
     green: bool
     """The file checks *and* every extra condition holds (no disallowed assumptions)."""
@@ -52,30 +54,8 @@ class Verdict(BaseModel):
     reason: str = ""
     """Why the judgment ended as it did, when the exit alone does not say (crash, limit)."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
-    def command_line(self) -> str:
+    def command(self) -> str:
+        """The steps as one shell command line (``&&`` between them), to paste and re-run."""
         return " && ".join(shlex.join(step) for step in self.steps)
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form (camelCase, as the hole protocol prints it)."""
-        return {
-            "language": self.language,
-            "green": self.green,
-            "exitCode": self.exit_code,
-            "command": self.command_line,
-            "binary": self.binary,
-            "version": self.version,
-            "cwd": self.cwd,
-            "flags": self.flags,
-            "files": self.files,
-            "sources": self.sources,
-            "checkedFromSource": self.checked_from_source,
-            "elapsedMs": self.elapsed_ms,
-            "meaning": self.meaning,
-            "assumptions": self.assumptions,
-            "cached": self.cached,
-            "isolation": self.isolation,
-            "finding": self.finding,
-            "limit": self.limit,
-            "reason": self.reason,
-        }

@@ -47,6 +47,7 @@ class Refused(Exception):
 
 
 def main() -> None:
+    """The candidate's process: import the workspace's modules and answer the judge's requests until told to stop."""
     requests, replies = int(sys.argv[-2]), int(sys.argv[-1])
     os.set_inheritable(requests, False)
     os.set_inheritable(replies, False)

@@ -34,11 +34,17 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+from pydantic import Field, computed_field
+
+from assay._config import DEFAULT_CONFIG
 from assay._errors import InvalidInput
 from assay._signed import SignedStore, canonical_digest, judging_code
+from assay._strict import StrictJSONError, loads_strict
+from assay._wire import WireModel, read_document
 from assay.sandbox._limits import Limits
 from assay.sandbox._protocol import (
     NAME,
@@ -49,26 +55,35 @@ from assay.sandbox._protocol import (
     run_checker,
     with_result_channel,
 )
-from assay.sandbox._sandbox import Sandbox
+from assay.sandbox._sandbox import Sandbox, configured_sandbox
 
 PROTOCOL_VERSION = "assay.checker/1"
 """Part of every checker digest: a change to the protocol makes every checker conform again."""
 EXPECTED_LIMIT = 64 * 1024
 MAX_ENTRIES = 10_000
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_BYTES = DEFAULT_CONFIG.max_staged_mb * 1024 * 1024
+"""The staging cap when a caller passes none: the default config's ``max_staged_mb``."""
 SECTIONS = {"artifacts": "artifacts", "reference": "references"}
 
 
-@dataclass(frozen=True)
-class FixtureResult:
+class FixtureResult(WireModel):
+    """One fixture run: the document ``assay.fixture_result/1`` (``assay checker conform
+    --json`` prints one per line; a stored conformance holds them too)."""
+
+    schema_: Literal["assay.fixture_result/1"] = Field("assay.fixture_result/1", alias="schema")
     name: str
+    """The fixture's folder name."""
     expected: str
+    """What ``expected.json`` says: verified, refuted or inconclusive."""
     got: str
     """The checker's result, or ``error`` when it failed to conclude."""
     detail: str
+    """The checker's summary, or why it failed to conclude (with the end of its output)."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
+        """The checker concluded exactly the expected result."""
         return self.expected == self.got
 
 
@@ -85,6 +100,8 @@ class Fixture:
 
 @dataclass(frozen=True)
 class FixtureSet:
+    """A checked, loaded fixture folder and the digest a conformance record is kept under."""
+
     fixtures: list[Fixture]
     digest: str
     """sha256 over every file's path, bytes and expected result: any change changes it."""
@@ -153,8 +170,6 @@ def _count(total: int, max_bytes: int, path: Path) -> None:
 
 
 def _read_expected(path: Path) -> str:
-    from assay.checks._strict import StrictJSONError, loads_strict
-
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
@@ -256,9 +271,16 @@ def run_fixture(
     if run.failure is not None:
         tail = run.run.tail.strip().replace("\n", " | ")
         detail = f"{run.failure}: {tail[-200:]}" if tail else run.failure
-        return FixtureResult(fixture.name, fixture.expected, "error", detail)
+        return FixtureResult(
+            name=fixture.name, expected=fixture.expected, got="error", detail=detail
+        )
     assert run.report.result is not None
-    return FixtureResult(fixture.name, fixture.expected, run.report.result, run.report.summary)
+    return FixtureResult(
+        name=fixture.name,
+        expected=fixture.expected,
+        got=run.report.result,
+        detail=run.report.summary,
+    )
 
 
 def _not_inside(checker: Path, folder: Path) -> None:
@@ -293,24 +315,31 @@ def conform(
     tree_listing(checker, max_bytes, links=True)
     _not_inside(checker, fixtures)
     loaded = load_fixtures(fixtures, max_bytes)
-    sandbox = sandbox or Sandbox()
+    sandbox = sandbox or configured_sandbox(DEFAULT_CONFIG)
     return [
         run_fixture(sandbox, command, checker, f, limits or Limits(), references, max_bytes)
         for f in loaded.fixtures
     ]
 
 
-@dataclass(frozen=True)
-class Conformance:
-    """Whether a checker (by digest) reproduced its fixtures and held-back fixtures."""
+class Conformance(WireModel):
+    """Whether a checker (by digest) reproduced its fixtures and held-back fixtures: the
+    document ``assay.conformance/1``, as the signed store keeps a passing one."""
 
+    schema_: Literal["assay.conformance/1"] = Field("assay.conformance/1", alias="schema")
     digest: str
+    """The checker's identity (see ``checker_digest``)."""
     results: list[FixtureResult]
-    held_back: list[FixtureResult] = field(default_factory=list)
+    """The published fixtures, in name order."""
+    held_back: list[FixtureResult] = Field(default_factory=list)
+    """The fixtures held back from the checker's author (never named in an outcome)."""
     cached: bool = False
+    """Read from the signed store: this exact digest passed before and was not run again."""
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
+        """Every fixture, published and held back, reproduced."""
         return all(r.passed for r in self.results + self.held_back)
 
     def describe(self) -> str:
@@ -328,6 +357,7 @@ class Conformance:
         return text
 
     def evidence(self) -> dict[str, object]:
+        """What an outcome says about conformance: the checker's digest, whether it was cached, and counts only (held-back fixtures are never named)."""
         evidence: dict[str, object] = {"checker_digest": self.digest, "cached": self.cached}
         for label, rows in (("fixtures", self.results), ("held_back", self.held_back)):
             if rows:
@@ -425,11 +455,9 @@ def conformance(
         references=references,
         roles=roles,
     )
-    stored = store.get(digest) if store is not None else None
-    if isinstance(stored, dict) and stored.get("digest") == digest and stored.get("passed"):
-        rows = [FixtureResult(**row) for row in stored.get("results", [])]
-        back = [FixtureResult(**row) for row in stored.get("held_back", [])]
-        return Conformance(digest, rows, back, cached=True), held
+    stored = _stored(store, digest)
+    if stored is not None:
+        return stored.model_copy(update={"cached": True}), held
 
     def run_all(name: str) -> list[FixtureResult]:
         if name not in sets:
@@ -439,18 +467,22 @@ def conformance(
             for f in sets[name].fixtures
         ]
 
-    result = Conformance(digest, run_all("fixtures"), run_all("held_back"))
+    result = Conformance(digest=digest, results=run_all("fixtures"), held_back=run_all("held_back"))
     if store is not None and result.passed:
-        store.put(
-            digest,
-            {
-                "digest": digest,
-                "passed": True,
-                "results": [_row(r) for r in result.results],
-                "held_back": [_row(r) for r in result.held_back],
-            },
-        )
+        store.put(digest, result.to_json())
     return result, held
+
+
+def _stored(store: SignedStore | None, digest: str) -> Conformance | None:
+    """The stored pass of exactly this digest; anything else (another digest, a failure, a
+    record of another schema or major) is a miss, so the checker runs its fixtures again."""
+    if store is None:
+        return None
+    try:
+        stored = read_document(Conformance, store.get(digest))
+    except InvalidInput:
+        return None
+    return stored if stored.digest == digest and stored.passed else None
 
 
 def _declared(
@@ -489,12 +521,3 @@ def _overlap(one: Path, other: Path) -> bool:
     """Whether one path is, contains or lies inside the other (symlinks resolved)."""
     a, b = one.resolve(), other.resolve()
     return a == b or a in b.parents or b in a.parents
-
-
-def _row(result: FixtureResult) -> dict[str, str]:
-    return {
-        "name": result.name,
-        "expected": result.expected,
-        "got": result.got,
-        "detail": result.detail,
-    }

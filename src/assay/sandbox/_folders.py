@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from assay._errors import AssayError
+
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 _MNT_DETACH = 2
 _FULL_SLACK = 64 * 1024
@@ -30,7 +32,7 @@ _FULL_SLACK = 64 * 1024
 may leave a few pages free)."""
 
 
-class FolderError(Exception):
+class FolderError(AssayError):
     """A capped folder could not be made or removed (assay's machinery, not the work)."""
 
 
@@ -79,6 +81,7 @@ class CappedFolder:
         return info.f_bavail * info.f_frsize < _FULL_SLACK or info.f_favail == 0
 
     def close(self) -> None:
+        """Unmount the folder's size-capped tmpfs; a folder that is no longer mounted is fine."""
         if self.mounted:
             if _libc().umount2(os.fsencode(self.path), _MNT_DETACH) != 0:
                 code = ctypes.get_errno()

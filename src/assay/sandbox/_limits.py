@@ -42,6 +42,7 @@ class Limits(BaseModel):
 
     @property
     def cpu(self) -> int:
+        """CPU seconds for the whole run: the given limit, else the wall-clock timeout plus 2 s."""
         return self.cpu_seconds or int(self.timeout) + 2
 
 

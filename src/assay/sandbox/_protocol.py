@@ -44,12 +44,16 @@ import re
 import stat
 import tempfile
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from assay._errors import SandboxUnavailable
+from pydantic import Field
+
+from assay._errors import InvalidInput, SandboxUnavailable
+from assay._strict import StrictJSONError, loads_strict
+from assay._wire import WireModel
 from assay.sandbox._cgroup import pid_alive
 from assay.sandbox._folders import CappedFolder, FolderError, remove_tree, sweep_stale, walk_files
 from assay.sandbox._limits import Limits
@@ -81,7 +85,7 @@ OUTPUT_ENTRIES = 10_000
 VERDICTS = ("verified", "refuted", "inconclusive")
 
 
-class InputTooLarge(Exception):
+class InputTooLarge(InvalidInput):
     """The inputs cannot be staged within the limits (the references: the author's problem)."""
 
 
@@ -178,16 +182,26 @@ def stage_input(
     return root, output, manifest
 
 
-@dataclass(frozen=True)
-class CheckerReport:
-    """What the checker concluded, or why its output cannot be used (``problem``)."""
+class CheckerReport(WireModel):
+    """What the checker concluded, or why its output cannot be used (``problem``).
+
+    assay's reading of the protocol's output, part of a ``program`` check's record (never a
+    document of its own, and not cleaned: the outcome that quotes it is, when serialised); the
+    checker's own ``/output/result.json`` is ``document``, as written.
+    """
 
     result: str | None = None
+    """verified, refuted or inconclusive; None when the output cannot be used."""
     summary: str = ""
-    document: dict[str, Any] = field(default_factory=dict)
+    """The checker's one-sentence summary."""
+    document: dict[str, Any] = Field(default_factory=dict)
+    """The result document exactly as the checker wrote it (other fields are its evidence)."""
     result_sha256: str | None = None
+    """The sha256 of the result's bytes."""
     evidence: tuple[dict[str, Any], ...] = ()
+    """Each evidence file under /output/evidence: ``{"path", "sha256", "size"}``."""
     problem: str | None = None
+    """Why the output cannot be used (the run is then ``error``), when it cannot."""
 
 
 def _read_no_follow(path: Path, limit: int) -> bytes:
@@ -211,8 +225,6 @@ def read_output(
     ``fd_channel``: the result is what arrived on the checker's private channel (``channel``,
     None when it could not be read to its end) and /output/result.json is ignored: anything the
     checker runs could have written it."""
-    from assay.checks._strict import StrictJSONError, loads_strict
-
     if fd_channel:
         where = f"the result channel (fd {RESULT_FD})"
         if not channel:
@@ -330,6 +342,7 @@ def with_result_channel(command: list[str]) -> list[str]:
 
 
 def uses_result_channel(command: list[str] | tuple[str, ...]) -> bool:
+    """True when the checker's command was wrapped to conclude on its private result descriptor."""
     return tuple(command[: len(_CHANNEL_PREFIX)]) == _CHANNEL_PREFIX
 
 

@@ -112,6 +112,7 @@ class Host:
     def request(
         self, op: str, *fields: "Any", iterating: bool = False, given: "Sequence[object]" = ()
     ) -> object:
+        """Send one request to the candidate's process and return its plain-data reply (a handle for anything else)."""
         if not self._pid:
             self._start()
         body = marshal.dumps((op, *fields))
@@ -271,6 +272,7 @@ def finish() -> None:
 
 
 def candidate_alive() -> bool:
+    """True while the candidate's process of this check is running."""
     return _HOST is not None and _HOST.alive()
 
 
@@ -616,9 +618,11 @@ class Loader:
     """Creates a ``RemoteModule`` and imports the real module in the candidate's process."""
 
     def create_module(self, spec: "Any") -> RemoteModule:
+        """A module whose attributes are read from the candidate's process."""
         return RemoteModule(spec.name)
 
     def exec_module(self, module: RemoteModule) -> None:
+        """Import the module in the candidate's process; nothing of it runs in the judge."""
         assert _HOST is not None
         entry = getattr(module.__spec__, "loader_state", None)
         remote = _HOST.request("import", module.__name__, entry)

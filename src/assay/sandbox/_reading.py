@@ -31,6 +31,8 @@ the cgroup's exact count (measured here: a process killed at 1 s showed 0.98 s).
 
 
 def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` and close ``fd``; a reader that went away is not an error here
+    (its exit says what happened)."""
     try:
         view = memoryview(data)
         while view:
@@ -189,6 +191,8 @@ def read_channel(fd: int, cap: int, into: bytearray) -> None:
 
 
 def read_done(fd: int) -> bytes:
+    """What is already waiting on the judge's completion pipe, read after the run ended: at
+    most 4 KiB, never blocking (a descendant holding the pipe open cannot stall the verifier)."""
     data = bytearray()
     try:
         while len(data) < 4096:

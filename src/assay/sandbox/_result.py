@@ -13,6 +13,8 @@ LimitName = Literal["time", "cpu", "memory", "processes", "output"]
 
 @dataclass(frozen=True)
 class RunResult:
+    """What a run did, as the verifier's parent process observed it (never as the run described itself)."""
+
     exit_code: int | None
     """The exit status, or None when the process was killed by a signal."""
     signal: int | None

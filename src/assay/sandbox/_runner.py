@@ -1,9 +1,13 @@
 """The judge: the trusted process that runs one check inside the sandbox (standard library only).
 
-It is mounted read-only into the sandbox and started as ``python -I -S runner.py CONTROL DONE``
-(``-I``: no environment, no user site, and not even the script's folder on ``sys.path``). The
-check's code and a per-run nonce arrive on the CONTROL pipe, read to the end and closed before
-anything else runs. The DONE pipe is close-on-exec: no process this one starts inherits it. The
+It is mounted read-only into the sandbox and started as ``python -I -S runner.pyc CONTROL DONE``
+(compiled by the verifier, ``_judge_files``: compiling this file cost every run about 7 ms of
+CPU; ``runner.py`` where it could not be; ``-I``: no environment, no user site, and not even
+the script's folder on ``sys.path``). It does nothing before the control message arrives, so a
+sandbox may start it ahead of its check (``_warm``). The
+check's code and a per-run nonce arrive on the CONTROL pipe, read to their announced length (not
+to the pipe's end of file, which a process forked from the verifier can hold off) and closed
+before anything else runs. The DONE pipe is close-on-exec: no process this one starts inherits it. The
 nonce is never on a command line, in an environment or in a file. Before the check runs, the
 judge makes itself non-dumpable (``prctl(PR_SET_DUMPABLE, 0)``), so a process of the same uid
 cannot open its ``/proc/PID/mem`` or ``/proc/PID/fd`` or attach to it.
@@ -53,10 +57,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main() -> None:
+    """The judge: fork the candidate's zygote, read the verifier's job, run the check, report completion with the nonce."""
     control_fd, done_fd = int(sys.argv[1]), int(sys.argv[2])
     os.set_inheritable(done_fd, False)
     zygote = _zygote(control_fd, done_fd)  # before the nonce exists in this process
-    spec = marshal.loads(_read_all(control_fd))  # written by the verifier, never by checked code
+    spec = marshal.loads(_read_control(control_fd))  # the verifier's, never checked code's
     nonce = spec.pop("nonce")
     # Every message is built before checked code runs, which may replace anything afterwards.
     started, completed = _message(nonce, "started"), _message(nonce, "completed")
@@ -148,14 +153,28 @@ def _message(nonce: str, *words: str) -> bytes:
     return " ".join((nonce, *words)).encode() + b"\n"
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 65536)
+def _read_control(fd: int) -> bytes:
+    """The control message: its length (8 bytes, big-endian), then that many bytes.
+
+    Read to its announced end, not to the pipe's end of file: a process the verifier forked
+    while this run waited holds a copy of the pipe's write end, and waiting for end of file
+    would wait for that process (a warm run then timed out, which masked its verdict).
+    """
+    head = _read_exactly(fd, 8)
+    data = _read_exactly(fd, int.from_bytes(head, "big")) if len(head) == 8 else b""
+    os.close(fd)
+    return data
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, or fewer if it ends first."""
+    chunks, left = [], size
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             break
         chunks.append(chunk)
-    os.close(fd)
+        left -= len(chunk)
     return b"".join(chunks)
 
 
@@ -420,6 +439,9 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
     running nothing, for the path of ``_candidate`` (the first time the check imports a
     workspace module) and then runs it; when the judge closes the pipe unused, it exits.
     """
+    import gc
+
+    gc.freeze()  # what exists now is never collected: neither copy writes it while scanning
     try:
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
@@ -500,7 +522,9 @@ def _finish() -> None:
 
 
 def _ours(trace: "Any") -> bool:
-    return bool(trace.tb_frame.f_code.co_filename.startswith((__file__, HERE + "/_")))
+    # This file's own name as compiled (the runner may run from its .pyc) and its helpers'.
+    own = (_ours.__code__.co_filename, HERE + "/_")
+    return bool(trace.tb_frame.f_code.co_filename.startswith(own))
 
 
 def _print_traceback() -> None:

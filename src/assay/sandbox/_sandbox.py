@@ -13,6 +13,11 @@ rlimits before it ``exec``s anything of the run. Afterwards every process left i
 cgroup is removed, however the run ended (an exception included). Limits
 are named only from what this parent observed (``_reading.observed_limit``).
 
+A run can be started in two steps (``Sandbox.prepare``, then ``Prepared.run`` with its control
+message): the judge of a code check waits for that message before doing anything, so its
+sandbox can be started before the check's workspace is staged, and on a ``Sandbox(warm=True)``
+ahead of time, while other runs run (``_warm``), each started run serving exactly one check.
+
 The ``local`` backend (a subprocess with rlimits and a process-group kill) isolates nothing; it
 exists for trusted checks, is refused for untrusted code unless the caller allows it explicitly,
 and every result says ``isolation: "none"``.
@@ -38,6 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from assay._config import Config
 from assay._errors import SandboxUnavailable
 from assay.sandbox._cgroup import (
     DEFAULT_PARENT,
@@ -48,33 +54,27 @@ from assay.sandbox._cgroup import (
     pid_alive,
 )
 from assay.sandbox._cgroup import sweep_stale as sweep_stale_cgroups
+from assay.sandbox._folders import remove_tree
 from assay.sandbox._folders import sweep_stale as sweep_stale_folders
 from assay.sandbox._limits import Limits
-from assay.sandbox._reading import (
-    collect,
-    events_of,
-    kill_tree,
-    observed_limit,
-    read_channel,
-    read_done,
-    write_all,
-)
+from assay.sandbox._prepared import JOIN_FAILED, Prepared
+from assay.sandbox._reading import write_all
 from assay.sandbox._result import Isolation, RunResult
 from assay.sandbox._seccomp import SeccompUnsupported
 from assay.sandbox._seccomp import program as seccomp_program
 from assay.sandbox._staging import SANDBOX_UID
+from assay.sandbox._warm import WarmRuns
 
 RUNNER = Path(__file__).with_name("_runner.py")
-RUNNER_TARGET = "/.assay/runner.py"
+JUDGE_TARGET = "/.assay"
+RUNNER_TARGET = f"{JUDGE_TARGET}/runner.py"
+RUNNER_COMPILED = f"{JUDGE_TARGET}/runner.pyc"
 _MIB = 1024 * 1024
 RESULT_ARG = "{result}"
 """In ``run``'s argv: replaced by the number of the run's end of a private result channel (a
 unix stream socket, which unlike a pipe cannot be reopened through ``/proc/PID/fd``); what
-arrives on it, at most ``CHANNEL_LIMIT + 1`` bytes, is ``RunResult.channel``."""
-CHANNEL_LIMIT = 64 * 1024
+arrives on it, at most ``_prepared.CHANNEL_LIMIT + 1`` bytes, is ``RunResult.channel``."""
 _CPU_BACKSTOP = 2
-_JOIN_FAILED = 125
-"""Exit status of the joining shell when it could not enter the run's cgroup."""
 
 _SYSTEM_DIRS = ("/usr",)
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
@@ -88,9 +88,11 @@ _ETC_FILES = (
     "/etc/nsswitch.conf",
     "/etc/localtime",
     "/etc/mime.types",
-    "/etc/ocamlfind.conf",  # coqc (OCaml) refuses to start without it
-    "/etc/ocamlfind.conf.d",
 )
+"""Every run sees these; a caller adds what its program needs as read-only ``Mount``s (the proof
+languages declare theirs: ``ProofLanguage.sandbox_paths``, e.g. Coq's findlib configuration)."""
+_RECHECK = 5.0
+"""Seconds for which the system's layout (``_system_args``) is taken as known."""
 _BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": "/tmp",
@@ -116,11 +118,20 @@ Backend = Literal["auto", "bwrap", "local"]
 
 
 def bwrap_path() -> str | None:
+    """Where bubblewrap is on this machine, or None (untrusted kinds then refuse to run)."""
     return shutil.which("bwrap")
 
 
 class Sandbox:
-    """Runs commands isolated; one instance can serve many runs (it holds no per-run state)."""
+    """Runs commands isolated; one instance can serve many runs, concurrently.
+
+    ``warm``: ``prepare`` starts the next run of the same shape ahead of time, in the
+    background, so that its fixed cost (the sandbox, the interpreter, the judge's setup) is paid
+    while other runs run (``_warm``). Each run still has a sandbox of its own that no other run
+    ever used; between runs a started one waits (at most a few per shape; ``close`` ends them).
+    A warm sandbox is meant to live as long as its process (its thread and waiting runs do, until
+    ``close`` or exit): make one and share it, as ``configured_sandbox`` does.
+    """
 
     def __init__(
         self,
@@ -128,6 +139,7 @@ class Sandbox:
         allow_unisolated: bool = False,
         cgroups: bool = True,
         cgroup_parent: str = DEFAULT_PARENT,
+        warm: bool = False,
     ) -> None:
         self._bwrap = bwrap_path() if backend in ("auto", "bwrap") else None
         if backend == "bwrap" and self._bwrap is None:
@@ -138,6 +150,8 @@ class Sandbox:
         """Put each run in its own cgroup when one can be made (False: rlimits only)."""
         self.cgroup_parent = cgroup_parent
         """The cgroup that holds the run cgroups ("self": the verifier's own)."""
+        self._warm: WarmRuns[Prepared] | None = WarmRuns() if warm else None
+        """Runs ``prepare`` started ahead of time, each for one later run of the same shape."""
 
     @property
     def memory_limit(self) -> str:
@@ -167,13 +181,74 @@ class Sandbox:
         unless ``allow_unisolated`` was given. Whatever happens, every process of the run is
         killed and its cgroup is removed before this returns or raises.
         """
+        with self.prepare(
+            argv, cwd=cwd, mounts=mounts, env=env, limits=limits, untrusted=untrusted
+        ) as prepared:
+            return prepared.run(control, nonce)
+
+    def prepare(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str = "/",
+        mounts: Sequence[Mount] = (),
+        env: Mapping[str, str] | None = None,
+        limits: Limits | None = None,
+        untrusted: bool = True,
+        folder_at: str | None = None,
+        waits: bool = False,
+    ) -> Prepared:
+        """A run started and waiting for its control message: ``Prepared.run`` sends it.
+
+        As ``run``, in two steps, with ``folder_at``: a fresh private folder
+        (``Prepared.folder``, empty) mounted read-only at that path, which the caller fills
+        before ``Prepared.run`` (nothing in the sandbox may look at it before the control
+        message arrives). ``waits``: the command does nothing before its control message
+        arrives (the judge: ``python_argv``), so on a ``warm`` sandbox the run may have been
+        started ahead of time, while other runs ran (``_warm``); it is used for this run alone,
+        as one started now would be. Use it as a context manager: closing it kills the run,
+        removes its cgroup and its folder, whatever happened.
+        """
         limits = limits or Limits()
         if self.isolation == "none" and untrusted and not self.allow_unisolated:
             raise SandboxUnavailable(
                 "bubblewrap (bwrap) is not available and untrusted code never runs unisolated; "
                 "install it with ./scripts/setup, or allow unisolated runs explicitly"
             )
-        with contextlib.ExitStack() as stack:
+        # Copies: a run started later, in the background, must be the one asked for now.
+        argv, mounts, env = tuple(argv), tuple(mounts), dict(env or {})
+        shape = (argv, cwd, mounts, tuple(env.items()), folder_at)
+
+        def start() -> Prepared:
+            return self._start(argv, cwd, mounts, env, limits, folder_at)
+
+        if self._warm is None or not waits:
+            return start()
+        return self._warm.take((shape, limits.model_dump_json()), start)
+
+    def close(self) -> None:
+        """End the runs started ahead of time (``warm``); later runs may start new ones."""
+        if self._warm is not None:
+            self._warm.close()
+
+    def _start(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        mounts: Sequence[Mount],
+        env: Mapping[str, str] | None,
+        limits: Limits,
+        folder_at: str | None,
+    ) -> Prepared:
+        stack = contextlib.ExitStack()
+        try:
+            folder = None
+            if folder_at is not None:
+                folder = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+                stack.callback(remove_tree, folder)
+                (folder / "mounted").mkdir()
+                os.chmod(folder / "mounted", 0o755)  # whatever the umask: the sandbox reads it
+                mounts = [*mounts, Mount(folder / "mounted", folder_at)]
             cgroup = self._resources(stack, limits)
             fds = _Fds(stack)
             control_read, control_write = fds.pipe()
@@ -192,7 +267,6 @@ class Sandbox:
             )
             if channel is not None:
                 passed = (*passed, channel[1])
-            start = time.monotonic()
             try:
                 process = subprocess.Popen(
                     command,
@@ -206,72 +280,19 @@ class Sandbox:
                 )
             except OSError as exc:
                 raise SandboxUnavailable(f"cannot start {command[0]}: {exc.strerror}") from None
-
-            def kill() -> None:
-                kill_tree(process)
-                if cgroup is not None:
-                    cgroup.kill(wait=False)  # its close waits for the last of them
-
+            prepared = Prepared(self.isolation, stack, process, cgroup, limits, folder)
             stack.callback(_reap_quietly, process)
-            stack.callback(kill)
+            stack.callback(prepared.kill)
             for fd in (control_read, done_write, *passed):
                 fds.close(fd)
-            writer = threading.Thread(
-                target=write_all, args=(fds.take(control_write), control or b""), daemon=True
-            )
-            writer.start()
-            received = bytearray()
-            reader = None
-            if channel is not None:
-                reader = threading.Thread(
-                    target=read_channel,
-                    args=(fds.take(channel[0]), CHANNEL_LIMIT, received),
-                    daemon=True,
-                )
-                reader.start()
-            cpu_usage = cgroup.cpu_usage if cgroup is not None and cgroup.accounts_cpu else None
-            seen = collect(process, limits, start, kill, cpu_usage)
-            done = read_done(fds.take(done_read))
-            writer.join(timeout=1)
-            kill()  # what the run left behind (daemons outside the PID namespace, locally)
-            if reader is not None:
-                reader.join(timeout=5)  # every holder of the other end is dead: it ends now
-            elapsed = time.monotonic() - start
-            returncode = process.returncode
-            exit_code = returncode if returncode is not None and returncode >= 0 else None
-            sig = -returncode if returncode is not None and returncode < 0 else None
-            counters = cgroup.counters() if cgroup is not None else None
-            if exit_code == _JOIN_FAILED and cgroup is not None and not cgroup.joined():
-                raise SandboxUnavailable("the run could not join its cgroup")
-            cpu = counters.cpu_seconds if counters is not None else seen.cpu_seconds
-            limit = observed_limit(
-                ended_by_parent=seen.limit,
-                failed=exit_code != 0,
-                counters=counters,
-                cpu_seconds=cpu,
-                limits=limits,
-                cpu_enforced=cpu_usage is not None,
-            )
-            events = events_of(done, nonce)
-            return RunResult(
-                exit_code=exit_code,
-                signal=sig,
-                output=seen.output.decode("utf-8", errors="replace"),
-                output_bytes=seen.total,
-                truncated=seen.truncated,
-                elapsed=elapsed,
-                isolation=self.isolation,
-                limit=limit,
-                memory_limit=cgroup.version if cgroup is not None else "rlimit-as",
-                cpu_seconds=round(cpu, 3),
-                started=["started"] in events,
-                completed=["completed"] in events,
-                tampered=["tampered"] in events,
-                runner_failed=["runner_error"] in events,
-                check_failed=["failed"] in events,
-                channel=(bytes(received) if reader is not None and not reader.is_alive() else None),
-            )
-        raise AssertionError("unreachable")  # pragma: no cover  (the with block returns)
+            prepared.control = fds.take(control_write)
+            prepared.done = fds.take(done_read)
+            prepared.channel = fds.take(channel[0]) if channel is not None else None
+            stack.callback(prepared.close_fds)
+            return prepared
+        except BaseException:
+            stack.close()
+            raise
 
     def spawn(
         self,
@@ -359,7 +380,10 @@ class Sandbox:
 
     def python_argv(self) -> list[str]:
         """The argv that starts the runner with this interpreter (no site, isolated mode)."""
-        runner = RUNNER_TARGET if self._bwrap else str(RUNNER)
+        if self._bwrap is None:
+            runner = str(RUNNER)
+        else:
+            runner = RUNNER_COMPILED if _judge_folder() is not None else RUNNER_TARGET
         return [os.path.realpath(sys.executable), "-I", "-S", runner, "{control}", "{done}"]
 
     def inside_path(self, target: str, mounts: Sequence[Mount]) -> str:
@@ -378,26 +402,10 @@ class Sandbox:
     ) -> list[str]:
         assert self._bwrap is not None
         root = os.geteuid() == 0
-        args = [self._bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
-        args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
-        if not root:
-            args += ["--unshare-user"]
+        system, system_made = _system_args(self._bwrap, root, int(time.monotonic() // _RECHECK))
+        args, made = list(system), set(system_made)
         for key, value in env.items():
             args += ["--setenv", key, value]
-        for path in _SYSTEM_DIRS:
-            args += ["--ro-bind", path, path]
-        for path in _SYSTEM_LINKS:
-            if os.path.islink(path):
-                args += ["--symlink", os.readlink(path), path]
-            elif os.path.isdir(path):
-                args += ["--ro-bind", path, path]
-        args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700: unreadable
-        for path in _ETC_FILES:
-            if os.path.exists(path):
-                args += ["--ro-bind", path, path]
-        made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev", "/etc"}
-        for prefix in _python_prefixes():
-            args += [*_parents(prefix, made), "--ro-bind", prefix, prefix]
         # /proc read-only: /proc/PID/mem of another process cannot be opened for writing.
         args += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev"]
         # With a cgroup, /tmp's pages are the run's memory: the tmpfs is made larger than the
@@ -405,11 +413,22 @@ class Sandbox:
         # ENOSPC only the run sees. Without one, ``scratch_mb`` caps it.
         size = (limits.memory_mb + 1) * _MIB if cgroup is not None else limits.scratch_mb * _MIB
         args += ["--size", str(size), "--perms", "1777", "--tmpfs", "/tmp"]
-        args += [*_parents(RUNNER_TARGET, made), "--ro-bind", str(RUNNER), RUNNER_TARGET]
+        judge = _judge_folder()
+        if judge is not None:  # the runner compiled and its helpers, in one mount
+            args += ["--ro-bind", str(judge), JUDGE_TARGET]
+            made.add(JUDGE_TARGET)
+        else:
+            args += [*_parents(RUNNER_TARGET, made), "--ro-bind", str(RUNNER), RUNNER_TARGET]
         for mount in mounts:
             args += _parents(mount.target, made)
             args += ["--bind" if mount.writable else "--ro-bind", str(mount.source), mount.target]
             made.add(mount.target)
+        if not root:
+            # In a user namespace the root tmpfs and the folders bwrap made on it (/etc...) are
+            # the sandbox user's own: without this, the checked code could create
+            # /etc/ld.so.preload and run its code in every later process of the check. As root
+            # they are root's, which the sandbox uid cannot write. /tmp is a mount of its own.
+            args += ["--remount-ro", "/"]
         args += ["--chdir", cwd, "--seccomp", str(seccomp_fd)]
         if root:
             # Real root is not held to RLIMIT_NPROC: become an unprivileged uid for the checked code.
@@ -424,6 +443,17 @@ class Sandbox:
         else:
             args += ["--"]
         return args + list(argv)
+
+
+def configured_sandbox(config: Config) -> Sandbox:
+    """The sandbox ``config`` describes (``allow_unisolated``, ``cgroup_parent``), one per
+    setting: every caller that has a Config gets its sandbox here."""
+    return _configured(config.allow_unisolated, config.cgroup_parent)
+
+
+@lru_cache(maxsize=4)
+def _configured(allow_unisolated: bool, cgroup_parent: str) -> Sandbox:
+    return Sandbox(allow_unisolated=allow_unisolated, cgroup_parent=cgroup_parent)
 
 
 @lru_cache(maxsize=1)
@@ -441,6 +471,8 @@ def runner_control(
     """The runner's control message and the run's nonce, for ``Sandbox.run(control=, nonce=)``.
 
     marshal, not json: the runner starts in a few milliseconds only if it imports nothing.
+    Its length comes first: the runner reads that much, never waiting for the pipe's end of
+    file, which a process forked from the verifier (holding a copy of the write end) delays.
     """
     nonce = secrets.token_hex(16)
     message = {
@@ -451,7 +483,41 @@ def runner_control(
         "cwd": cwd,
         "path": [*path, *python_paths()],
     }
-    return marshal.dumps(message), nonce
+    data = marshal.dumps(message)
+    return len(data).to_bytes(8, "big") + data, nonce
+
+
+@lru_cache(maxsize=2)
+def _system_args(bwrap: str, root: bool, _epoch: int) -> tuple[tuple[str, ...], frozenset[str]]:
+    """bwrap's first arguments, the same for every run: namespaces, /usr and its links, /etc,
+    this Python's prefixes (looked up again every ``_RECHECK`` seconds: ``_epoch``), and the
+    folders they made. Computing them cost each run about a millisecond (links, ``realpath``)."""
+    args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    if not root:
+        args += ["--unshare-user"]
+    for path in _SYSTEM_DIRS:
+        args += ["--ro-bind", path, path]
+    for path in _SYSTEM_LINKS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700: unreadable
+    for path in _ETC_FILES:
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev", "/etc"}
+    for prefix in _python_prefixes():
+        args += [*_parents(prefix, made), "--ro-bind", prefix, prefix]
+    return tuple(args), frozenset(made)
+
+
+def _judge_folder() -> Path | None:
+    """The judge's files, compiled, in one folder (``_judge_files.judge_folder``), or None."""
+    from assay.sandbox._judge_files import judge_folder  # it imports this module (``Mount``)
+
+    return judge_folder()
 
 
 def _python_prefixes() -> list[str]:
@@ -508,7 +574,7 @@ def _prelude(limits: Limits, cgroup: RunCgroup | None) -> str:
             tasks += _processes_of(os.getuid())
         settings.append(f"ulimit -p {tasks}")  # enforced once setpriv drops to the sandbox uid
     join = f"{cgroup.join_script()}; " if cgroup is not None else ""
-    return f'{join}{" && ".join(settings)} || exit {_JOIN_FAILED}; exec "$@"'
+    return f'{join}{" && ".join(settings)} || exit {JOIN_FAILED}; exec "$@"'
 
 
 def _processes_of(uid: int) -> int:

@@ -28,6 +28,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from assay._errors import InvalidInput
+
 SANDBOX_UID = 65534
 """The unprivileged uid (nobody) that sandboxed code runs as when assay runs as root."""
 MAX_ENTRIES = 100_000
@@ -36,7 +38,7 @@ MAX_DEPTH = 128
 """Folders a staged tree may nest."""
 
 
-class StagingTooLarge(Exception):
+class StagingTooLarge(InvalidInput):
     """The tree is larger than the staging limit; the caller reports inconclusive."""
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from assay._errors import InvalidInput
+from assay._wire import WireModel
 from assay.status._status import Outcome, Status
 
 
@@ -26,31 +27,29 @@ _PRECEDENCE = (Status.REFUTED, Status.ERROR, Status.INCONCLUSIVE, Status.VERIFIE
 """A task's status is the first of these that any of its outcomes has."""
 
 
-class Report(BaseModel):
-    """The combined verdict over several checks.
+class Report(WireModel):
+    """The combined verdict over several checks: the document ``assay.report/1``.
 
     ``score`` is None exactly when the status is ``inconclusive`` or ``error``, that is when no
     finding decides it: a trainer masks it instead of learning from a 0.0 that says nothing about
     the work. A refutation decides it whatever else happened (see ``combine``).
+
+    ``to_json()`` is the wire form printed by ``assay check``; always encodable, because details
+    and evidence are cleaned when serialised (see ``Outcome``).
     """
 
-    model_config = ConfigDict(frozen=True)
-
+    schema_: Literal["assay.report/1"] = Field("assay.report/1", alias="schema")
+    task: str | None = None
+    """The task file judged, when the report is about one (``assay check`` names it)."""
     status: Status
+    """The task's status: the first of refuted, error, inconclusive, verified any outcome has."""
     score: float | None
+    """The reward: 1.0 or 0.0 in mode ``all``, the verified share of the weights in mode
+    ``weighted``; null when no finding decides it (``inconclusive`` or ``error``): mask it."""
     mode: Mode = Mode.ALL
+    """How the outcomes were combined."""
     outcomes: tuple[Outcome, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """The stable wire form printed by ``assay check`` and returned by the API.
-
-        Always encodable: details and evidence are cleaned (see ``Outcome.to_json``).
-        """
-        return {
-            "status": self.status.value,
-            "score": self.score,
-            "outcomes": [o.to_json() for o in self.outcomes],
-        }
+    """One per check, in the task's order."""
 
 
 def combine(

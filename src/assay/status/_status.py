@@ -10,8 +10,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_serializer
+from pydantic import field_serializer
 
+from assay._wire import WireModel
 from assay.status._clean import clean_text, clean_value
 
 
@@ -42,17 +43,18 @@ _LABELS = {
 }
 
 
-class Outcome(BaseModel):
-    """What one check found. Build it with the per-status constructors."""
+class Outcome(WireModel):
+    """What one check found. Build it with the per-status constructors.
 
-    model_config = ConfigDict(frozen=True)
+    Part of a report on the wire (``assay.report/1``), never a document of its own.
+    """
 
+    kind: str | None = None
+    """The check kind that produced it; stamped by the engine."""
     status: Status
     """The finding; only ``refuted`` says the work is wrong."""
     detail: str
     """Actionable: what to change, or why no conclusion was reached."""
-    kind: str | None = None
-    """The check kind that produced it; stamped by the engine."""
     evidence: dict[str, Any] | None = None
     """JSON-able facts behind the finding (expected and actual values, receipts, rows)."""
 
@@ -67,31 +69,26 @@ class Outcome(BaseModel):
     def _serialize_evidence(self, evidence: dict[str, Any] | None) -> dict[str, Any] | None:
         return None if evidence is None else clean_value(evidence)
 
-    def to_json(self) -> dict[str, Any]:
-        """The wire form of one outcome: plain JSON, encodable whatever the work held."""
-        return {
-            "kind": self.kind,
-            "status": self.status.value,
-            "detail": clean_text(self.detail),
-            "evidence": None if self.evidence is None else clean_value(self.evidence),
-        }
-
     def with_kind(self, kind: str) -> Outcome:
         """The same finding, stamped with the kind that produced it."""
         return Outcome(status=self.status, detail=self.detail, kind=kind, evidence=self.evidence)
 
     @classmethod
     def verified(cls, detail: str = "passed", evidence: dict[str, Any] | None = None) -> Outcome:
+        """The work met this check."""
         return cls(status=Status.VERIFIED, detail=detail, evidence=evidence)
 
     @classmethod
     def refuted(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        """The work does not meet this check; ``detail`` says what to change."""
         return cls(status=Status.REFUTED, detail=detail, evidence=evidence)
 
     @classmethod
     def inconclusive(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        """No conclusion about the work (an input missing, a limit hit); ``detail`` says why."""
         return cls(status=Status.INCONCLUSIVE, detail=detail, evidence=evidence)
 
     @classmethod
     def error(cls, detail: str, evidence: dict[str, Any] | None = None) -> Outcome:
+        """assay's own machinery failed; never caused by the work."""
         return cls(status=Status.ERROR, detail=detail, evidence=evidence)

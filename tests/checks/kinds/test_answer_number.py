@@ -82,6 +82,8 @@ def test_no_answer_is_inconclusive() -> None:
         ({"value": 1, "unit": "furlongs per apple"}, "unit"),
         ({"value": 1, "tolerence": 0.1}, "tolerence: unknown field"),
         ({"value": 1, "weight": 0}, "weight"),
+        ({"value": 10**400}, "value: must be within the float range"),
+        ({"value": -(10**400)}, "value: must be within the float range"),
     ],
 )
 def test_spec_is_validated_when_built(spec: dict[str, Any], field: str) -> None:
@@ -92,3 +94,20 @@ def test_spec_is_validated_when_built(spec: dict[str, Any], field: str) -> None:
 def test_hostile_unit_text_is_never_evaluated() -> None:
     outcome = number("3 m^(10^10^10)", value=3, unit="m")
     assert outcome.status is Status.REFUTED
+
+
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [("5", Status.VERIFIED), ("-0.5e308", Status.VERIFIED), ("-1e308", Status.REFUTED)],
+)
+def test_a_tolerance_past_the_float_range_still_decides(answer: str, status: Status) -> None:
+    """The allowed difference (1.7e308 + half of 1.7e308) is beyond the float range: shown as
+    inf, never an ``error`` for every answer."""
+    outcome = number(answer, value=1.7e308, tolerance=1.7e308, rel_tolerance=0.5)
+    assert outcome.status is status, outcome.detail
+
+
+def test_the_largest_integer_key_still_compares() -> None:
+    largest = int(1.7976931348623157e308)
+    assert number(f"{largest}", value=largest).status is Status.VERIFIED
+    assert number("5", value=largest, tolerance=1.0).status is Status.REFUTED

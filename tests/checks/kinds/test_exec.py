@@ -160,10 +160,11 @@ def test_a_runner_failure_is_an_error_not_a_finding() -> None:
     from assay.sandbox import RunResult
 
     failed = RunResult(0, None, "", 0, False, 0.1, "bwrap", started=True, runner_failed=True)
-    outcome = _judge((failed, ""), CodeSpec(code="pass"), hidden=False)
+    outcome = _judge((failed, ""), CodeSpec(code="pass"), hidden=False, regex_timeout=1.0)
     assert outcome.status is E
     never_started = RunResult(1, None, "bwrap: cannot mount", 20, False, 0.1, "bwrap")
-    assert _judge((never_started, ""), CodeSpec(code="pass"), hidden=False).status is E
+    never = _judge((never_started, ""), CodeSpec(code="pass"), hidden=False, regex_timeout=1.0)
+    assert never.status is E
 
 
 def test_tampering_cannot_reach_the_check(sandbox: Sandbox, ws: Path) -> None:

@@ -96,7 +96,7 @@ def test_proof_kinds(
 def test_the_verdict_travels_with_the_outcome(task: Path) -> None:
     outcome = run(task, {**AGDA, "file": "Two.agda"})
     verdict = outcome.evidence
-    assert verdict["exitCode"] == 0 and verdict["checkedFromSource"] and verdict["green"]
+    assert verdict["exit_code"] == 0 and verdict["checked_from_source"] and verdict["green"]
     assert verdict["command"].endswith("AssayGoal.agda") and verdict["cwd"] == "/proof"
     again = run(task, {**AGDA, "file": "Two.agda"})
     assert again.evidence["cached"] and "(cached verdict)" in again.detail

@@ -5,10 +5,21 @@ from assay.checks._kinds import (
     _answers,
     _exec,
     _files,
+    _math,
     _program,
     _proofs,
     _sql,
     _web,
 )
 
-__all__ = ["_answer_number", "_answers", "_exec", "_files", "_program", "_proofs", "_sql", "_web"]
+__all__ = [
+    "_answer_number",
+    "_answers",
+    "_exec",
+    "_files",
+    "_math",
+    "_program",
+    "_proofs",
+    "_sql",
+    "_web",
+]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, field_validator
 
 from assay.checks import _units
 from assay.checks._context import CheckContext
@@ -27,6 +28,8 @@ _CONVERSION_SLACK = _units.SLACK
 
 
 class NumberSpec(Spec):
+    """The expected number, its unit and tolerances, and what an answer's unit must be."""
+
     value: int | float = Field(allow_inf_nan=False)
     """The expected number (finite), in ``unit`` when a unit is given."""
     tolerance: float = Field(0.0, ge=0, allow_inf_nan=False)
@@ -37,8 +40,18 @@ class NumberSpec(Spec):
     """A pint unit (``m/s``, ``kg``, ``%``). Omitted: a unit in the answer is ignored.
     ``null`` given explicitly: a unit in the answer is refused."""
 
+    @field_validator("value", mode="before")
+    @classmethod
+    def _within_float_range(cls, value: object) -> object:
+        """An integer past the float range can never be matched (an answer past it is not
+        finite), and float() of it raises: refused here, naming the field."""
+        if type(value) is int and not -FLOAT_MAX <= value <= FLOAT_MAX:
+            raise ValueError("must be within the float range (about 1.8e308 either side of 0)")
+        return value
+
     @property
     def refuses_units(self) -> bool:
+        """True when the author said ``unit: null``: an answer that gives any unit is refuted."""
         return self.unit is None and "unit" in self.model_fields_set
 
 
@@ -63,22 +76,21 @@ def _in_spec_unit(spec: NumberSpec, number: Number, text: str) -> tuple[Fraction
                 f"unit not expected: the answer gives {number.text} {found[0]}; give a bare number"
             )
         return value, False
-    target = _units.parse_unit(spec.unit)
     if found is None:
         return Outcome.refuted(f"wrong unit: the answer has no unit; give the value in {spec.unit}")
-    written, unit = found
-    if not _units.same_dimension(unit, target):
+    written = found[0]
+    if not _units.same_dimension(written, spec.unit):
         return Outcome.refuted(
             f"wrong unit: {written!r} is not convertible to {spec.unit!r}; give the value in {spec.unit}"
         )
-    other = _units.other_unit(text, number.start, number.end, written, unit, target)
+    other = _units.other_unit(text, number.start, number.end, written, spec.unit)
     if other is not None:
         return Outcome.refuted(
             f"ambiguous unit: the answer names {written!r} and {other!r}; give one unit",
             evidence={"reason": "ambiguous"},
         )
-    converted, exact_conversion = _units.convert(value, unit, target)
-    if abs(converted) > FLOAT_MAX:
+    converted, exact_conversion = _units.convert(value, written, spec.unit)
+    if abs(converted.numerator) > FLOAT_MAX * converted.denominator:
         return Outcome.refuted(
             f"{number.text} {written} in {spec.unit} is beyond the float range: not a finite "
             "number",
@@ -99,6 +111,15 @@ def _clearly_within(spec: NumberSpec, got: float, slack: float) -> bool | None:
     if abs(margin) > 4 * _EPS * (abs(got) + abs(expected) + allowed):
         return margin < 0
     return None
+
+
+def _as_float(value: Fraction) -> float:
+    """``value`` as a float for display; inf past the float range (a tolerance can be that
+    wide: ``rel_tolerance`` 10 of 1e308), where float() would raise."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _within(
@@ -151,17 +172,15 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
         return Outcome.refuted(
             f"{number.text!r} is not a finite number", evidence={"reason": "non-finite"}
         )
-    unit = f" {spec.unit}" if spec.unit else ""
     if spec.unit is None and not spec.refuses_units:
         # The hot path: no unit, so no pint; integer arithmetic, or floats when clearly decided.
-        exact_only = not spec.tolerance and not spec.rel_tolerance
         if (
-            number.equals(spec.value)
-            if exact_only
-            else _clearly_within(spec, number.numerator / number.denominator, 0.0)
+            _clearly_within(spec, number.numerator / number.denominator, 0.0)
+            if spec.tolerance or spec.rel_tolerance
+            else number.equals(spec.value)
         ):
             return Outcome.verified(f"{number.text!r} matches {spec.value}")
-        got, rounded = Fraction(number.numerator, number.denominator), False
+        got, rounded, unit = Fraction(number.numerator, number.denominator), False, ""
     else:
         try:
             converted = _in_spec_unit(spec, number, text)
@@ -170,13 +189,14 @@ def answer_number(spec: NumberSpec, ctx: CheckContext) -> Outcome:
         if isinstance(converted, Outcome):
             return converted
         got, rounded = converted
+        unit = f" {spec.unit}" if spec.unit else ""
         if _clearly_within(spec, float(got), float(_CONVERSION_SLACK) if rounded else 0.0):
             return Outcome.verified(f"{number.text!r} matches {spec.value}{unit}")
     matched, got, expected, allowed = _within(spec, got, rounded)
-    evidence = {"expected": spec.value, "got": float(got), "tolerance": float(allowed)}
+    evidence = {"expected": spec.value, "got": float(got), "tolerance": _as_float(allowed)}
     if matched:
         return Outcome.verified(f"{number.text!r} matches {_show(expected)}{unit}", evidence)
-    bound = f"within {float(allowed):g}" if allowed else "exactly"
+    bound = f"within {_as_float(allowed):g}" if allowed else "exactly"
     return Outcome.refuted(
         f"value outside tolerance: expected {_show(expected)}{unit} ({bound}), "
         f"got {_show(got)}{unit} (from {number.text!r})",

@@ -6,17 +6,19 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
+from assay._strict import StrictJSONError, loads_strict
 from assay.checks._answer_key import score_answers
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import answer_or_outcome, shorten
 from assay.checks._patterns import PatternTimeout, search, validate_pattern
 from assay.checks._registry import kind
 from assay.checks._spec import NonBlank, Spec
-from assay.checks._strict import StrictJSONError, loads_strict
 from assay.status import Outcome
 
 
 class ValueSpec(Spec):
+    """A kind that compares the answer with one expected text."""
+
     value: NonBlank
     """The expected text; blank is refused (every answer contains the empty string)."""
 
@@ -53,6 +55,8 @@ def answer_equals(spec: ValueSpec, ctx: CheckContext) -> Outcome:
 
 
 class RegexSpec(Spec):
+    """A kind that searches the answer with one author's pattern."""
+
     pattern: Annotated[str, AfterValidator(validate_pattern)]
     """A regular expression (``regex`` syntax) that cannot match empty text."""
 
@@ -78,6 +82,8 @@ def answer_regex(spec: RegexSpec, ctx: CheckContext) -> Outcome:
 
 
 class OneOfSpec(Spec):
+    """A kind that accepts the whole answer only if it is one of a closed list."""
+
     values: list[NonBlank] = Field(min_length=1)
     """Accepted answers; the whole stripped answer must equal one of them."""
     case_sensitive: bool = True
@@ -112,6 +118,8 @@ def answer_one_of(spec: OneOfSpec, ctx: CheckContext) -> Outcome:
 
 
 class AnswerKeySpec(Spec):
+    """A kind whose answer is a JSON submission scored against a type-strict answer key."""
+
     key: dict[str, Any] = Field(min_length=1)
     """Task id -> expected value, compared type-strictly."""
 

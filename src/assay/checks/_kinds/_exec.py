@@ -24,15 +24,24 @@ from assay.checks._patterns import PatternTimeout, search, validate_pattern
 from assay.checks._registry import kind
 from assay.checks._sandboxing import limits_outcome, sandbox_for, staged_workspace
 from assay.checks._spec import NonBlank, Spec
-from assay.sandbox import Limits, Mount, RunResult, runner_control
-from assay.sandbox._judge_files import CANDIDATE_MARK, CANDIDATE_OUTPUT, judge_mounts
-from assay.sandbox._shellrun import PROTECTED_BASH
+from assay.sandbox import (
+    CANDIDATE_MARK,
+    CANDIDATE_OUTPUT,
+    PROTECTED_BASH,
+    Limits,
+    Mount,
+    RunResult,
+    judge_mounts,
+    runner_control,
+)
 from assay.status import Outcome
 
 WORKSPACE = "/workspace"
 
 
 class RunSpec(Spec):
+    """The limits of a kind that runs code in the sandbox."""
+
     timeout: float = Field(10.0, gt=0, le=600)
     """Wall-clock seconds; the whole sandbox is killed when they run out (inconclusive)."""
     memory_mb: int = Field(1024, gt=0)
@@ -43,10 +52,13 @@ class RunSpec(Spec):
     """True: hitting the memory, process or output limit refutes instead of being inconclusive."""
 
     def limits(self) -> Limits:
+        """The sandbox limits these fields ask for."""
         return Limits(timeout=self.timeout, memory_mb=self.memory_mb, output_kb=self.output_kb)
 
 
 class CodeSpec(RunSpec):
+    """Code the check runs in the sandbox, and what its end must look like."""
+
     code: NonBlank
     """The check's code; it runs with the workspace as the working directory."""
     expect_exit: int = 0
@@ -64,6 +76,8 @@ class CodeSpec(RunSpec):
 
 
 class PythonSpec(CodeSpec):
+    """A python check: it passes by running to its last line, so no exit status can be asked."""
+
     @model_validator(mode="after")
     def _runs_to_the_end(self) -> Self:
         if self.expect_exit != 0:
@@ -75,6 +89,8 @@ class PythonSpec(CodeSpec):
 
 
 class HiddenSpec(RunSpec):
+    """A python check withheld from the proposer: inline or from a file beside the task."""
+
     code: NonBlank | None = None
     """The withheld check, inline in the task."""
     file: NonBlank | None = None
@@ -98,44 +114,52 @@ def _run(
         sandbox = sandbox_for(ctx)
     except SandboxUnavailable as exc:
         return Outcome.error(str(exc)), ""
-    with tempfile.TemporaryDirectory(prefix=f"assay-run-{os.getpid()}-") as scratch:
-        mounts = judge_mounts(shell=mode == "shell")
-        if (
-            mode == "shell"
-            and sandbox.isolation == "bwrap"
-            and not any(m.target == PROTECTED_BASH for m in mounts)
-        ):
-            # A readable bash is dumpable: what the check starts could read its report token.
-            return Outcome.error(
-                "cannot install the copy of bash the sandbox user cannot read (is "
-                f"{tempfile.gettempdir()}/.assay-judge-{os.geteuid()} someone else's?); "
-                "a shell check never runs with a readable bash"
-            ), ""
-        cwd = "/tmp" if sandbox.isolation == "bwrap" else scratch  # no workspace: scratch space
+    mounts = judge_mounts(shell=mode == "shell")
+    if (
+        mode == "shell"
+        and sandbox.isolation == "bwrap"
+        and not any(m.target == PROTECTED_BASH for m in mounts)
+    ):
+        # A readable bash is dumpable: what the check starts could read its report token.
+        return Outcome.error(
+            "cannot install the copy of bash the sandbox user cannot read (is "
+            f"{tempfile.gettempdir()}/.assay-judge-{os.geteuid()} someone else's?); "
+            "a shell check never runs with a readable bash"
+        ), ""
+    # No workspace: the check runs in /tmp (unisolated: in an empty private folder).
+    folder = ctx.workspace is not None or sandbox.isolation != "bwrap"
+    cwd = WORKSPACE if folder else "/tmp"
+    try:
+        prepared = sandbox.prepare(
+            sandbox.python_argv(),
+            cwd=cwd,
+            mounts=mounts,
+            limits=spec.limits(),
+            folder_at=WORKSPACE if folder else None,
+            waits=True,
+        )
+    except SandboxUnavailable as exc:
+        return Outcome.error(str(exc)), ""
+    with prepared:
         if ctx.workspace is not None:
-            staged = staged_workspace(ctx, Path(scratch))
+            staged = staged_workspace(ctx, prepared.folder)
             if isinstance(staged, Outcome):
                 return staged, ""
-            mounts.append(Mount(staged, WORKSPACE))
-            cwd = sandbox.inside_path(WORKSPACE, mounts)
+        if folder:
+            cwd = sandbox.inside_path(WORKSPACE, [Mount(prepared.folder, WORKSPACE)])
         # The judge never has the workspace on its sys.path: it reaches it only by proxy.
         control, nonce = runner_control(mode, code, filename, cwd)
         delimiter = f"\n{CANDIDATE_OUTPUT} {nonce[16:]}\n"  # as the judge builds it
         try:
-            result = sandbox.run(
-                sandbox.python_argv(),
-                cwd=cwd,
-                mounts=mounts,
-                control=control,
-                nonce=nonce,
-                limits=spec.limits(),
-            )
+            result = prepared.run(control, nonce)
         except SandboxUnavailable as exc:
             return Outcome.error(str(exc)), ""
         return result, delimiter
 
 
-def _judge(run: tuple[RunResult | Outcome, str], spec: RunSpec, hidden: bool) -> Outcome:
+def _judge(
+    run: tuple[RunResult | Outcome, str], spec: RunSpec, hidden: bool, regex_timeout: float
+) -> Outcome:
     """The outcome of a run; a hidden check's output never reaches the detail or evidence."""
     result, delimiter = run
     if isinstance(result, Outcome):
@@ -189,7 +213,7 @@ def _judge(run: tuple[RunResult | Outcome, str], spec: RunSpec, hidden: bool) ->
         return Outcome.refuted(f"the output does not contain {shorten(value)!r}{tail}", evidence)
     if pattern is not None:
         try:
-            found = search(pattern, own, 1.0)
+            found = search(pattern, own, regex_timeout)
         except PatternTimeout as exc:
             return Outcome.inconclusive(f"matching the output: {exc}", evidence)
         if found is None:
@@ -239,7 +263,8 @@ def shell(spec: CodeSpec, ctx: CheckContext) -> Outcome:
     The shell holds no harness state; but a script the check *sources* runs in that shell and
     controls it entirely: run the agent's scripts as processes (``bash ./solve.sh``) instead.
     """
-    return _judge(_run(ctx, "shell", spec.code, spec, "<shell check>"), spec, hidden=False)
+    run = _run(ctx, "shell", spec.code, spec, "<shell check>")
+    return _judge(run, spec, hidden=False, regex_timeout=ctx.config.regex_timeout)
 
 
 @kind("python", PythonSpec)
@@ -260,7 +285,8 @@ def python(spec: PythonSpec, ctx: CheckContext) -> Outcome:
     an async or generator test, or no test at all, refutes. What candidate code prints is
     never matched by ``value`` / ``pattern``.
     """
-    return _judge(_run(ctx, "python", spec.code, spec, "<python check>"), spec, hidden=False)
+    run = _run(ctx, "python", spec.code, spec, "<python check>")
+    return _judge(run, spec, hidden=False, regex_timeout=ctx.config.regex_timeout)
 
 
 @kind("hidden_python", HiddenSpec)
@@ -280,4 +306,5 @@ def hidden_python(spec: HiddenSpec, ctx: CheckContext) -> Outcome:
             code = read_regular_text(path, ctx.config.max_file_bytes, "hidden check file")
         except (OSError, UnicodeDecodeError) as exc:
             return Outcome.error(f"the hidden check file cannot be read: {type(exc).__name__}")
-    return _judge(_run(ctx, "python", code, spec, "<hidden check>"), spec, hidden=True)
+    run = _run(ctx, "python", code, spec, "<hidden check>")
+    return _judge(run, spec, hidden=True, regex_timeout=ctx.config.regex_timeout)

@@ -11,16 +11,18 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
+from assay._strict import StrictJSONError, describe, loads_strict, strict_equal
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import shorten, workspace_path, workspace_text
 from assay.checks._patterns import PatternTimeout, search, validate_pattern
 from assay.checks._registry import kind
 from assay.checks._spec import NonBlank, Spec
-from assay.checks._strict import StrictJSONError, describe, loads_strict, strict_equal
 from assay.status import Outcome
 
 
 class PathSpec(Spec):
+    """A kind that reads one workspace file."""
+
     path: NonBlank
     """Relative to the workspace."""
 
@@ -54,6 +56,8 @@ def file_absent(spec: PathSpec, ctx: CheckContext) -> Outcome:
 
 
 class ContainsSpec(PathSpec):
+    """A workspace file that must contain a text or a match of a pattern."""
+
     value: NonBlank | None = None
     """A literal substring."""
     pattern: str | None = None
@@ -95,6 +99,8 @@ def file_contains(spec: ContainsSpec, ctx: CheckContext) -> Outcome:
 
 
 class EqualsSpec(PathSpec):
+    """A workspace file whose whole content is fixed."""
+
     value: str
     """The whole expected content; surrounding whitespace is ignored on both sides."""
 
@@ -124,6 +130,8 @@ def file_equals(spec: EqualsSpec, ctx: CheckContext) -> Outcome:
 
 
 class JsonSpec(PathSpec):
+    """A workspace JSON file, or one value in it, compared type-strictly."""
+
     key: str | None = Field(None, pattern=r"^[^.]+(\.[^.]+)*$")
     """Dotted path into the document; integer segments index lists (``items.0.name``)."""
     value: Any

@@ -20,21 +20,29 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import AfterValidator, Field, model_validator
 
 from assay._errors import InvalidInput, SandboxUnavailable
-from assay._signed import SignedStore, UnsafeCache, default_cache_dir
+from assay._signed import SignedStore, UnsafeCache
 from assay.checks._context import CheckContext
 from assay.checks._kinds._common import workspace_path
 from assay.checks._registry import kind
 from assay.checks._sandboxing import sandbox_for
 from assay.checks._spec import NonBlank, Spec
-from assay.sandbox import InputTooLarge, Limits, Sandbox, run_checker
-from assay.sandbox._conform import Conformance, Fixture, FixtureResult, conformance, run_fixture
-from assay.sandbox._protocol import (
+from assay.sandbox import (
+    MAX_DEPTH,
+    MAX_ENTRIES,
     NAME,
+    Conformance,
+    Fixture,
+    FixtureResult,
+    InputTooLarge,
+    Limits,
+    Sandbox,
     SubmissionUnstageable,
+    conformance,
     default_command,
+    run_checker,
+    run_fixture,
     with_result_channel,
 )
-from assay.sandbox._staging import MAX_DEPTH, MAX_ENTRIES
 from assay.status import Outcome
 
 
@@ -50,6 +58,8 @@ Name = Annotated[str, AfterValidator(_name)]
 
 
 class ProgramSpec(Spec):
+    """An external checker program, its conformance fixtures and the submission's files."""
+
     command: list[NonBlank] | None = Field(None, min_length=1)
     """The checker's argv inside the sandbox; defaults from ``checker`` (python3 for a .py file)."""
     checker: NonBlank | None = None
@@ -155,7 +165,7 @@ def program(spec: ProgramSpec, ctx: CheckContext) -> Outcome:
     oversize = _oversize(artifacts, references, max_bytes)
     if oversize is not None:
         return oversize
-    store = _store(ctx.config.judgment_cache)
+    store = _store(ctx.config.judgments_folder(), ctx.config.signing_key_file())
     try:
         sandbox = sandbox_for(ctx)
         gate: Conformance | None = None
@@ -227,12 +237,12 @@ def program(spec: ProgramSpec, ctx: CheckContext) -> Outcome:
 
 
 @lru_cache(maxsize=8)
-def _store(folder: str | None) -> SignedStore | None:
-    """Conformance results live beside the judgment cache (``conformance/``); "off": none."""
-    if folder == "off":
+def _store(folder: Path | None, key_file: Path) -> SignedStore | None:
+    """Conformance results live in the config's judgments folder (``conformance/``), signed with
+    its key; None when the config turns the cache off."""
+    if folder is None:
         return None
-    root = Path(folder) if folder else default_cache_dir()
-    return SignedStore(root, "conformance", section="conformance")
+    return SignedStore(folder, "conformance", key_file, section="conformance")
 
 
 def _gate_evidence(gate: Conformance, store: SignedStore | None) -> dict[str, Any]:

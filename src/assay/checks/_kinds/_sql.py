@@ -43,6 +43,8 @@ _READ_ACTIONS = {
 
 
 class SqlSpec(Spec):
+    """A query the verifier runs on its own copy of a database, and what its rows must be."""
+
     database: NonBlank
     """SQLite file, relative to the task file's folder: the verifier's copy, not the workspace."""
     query: NonBlank
@@ -68,15 +70,15 @@ class SqlSpec(Spec):
 
 
 class QueryTimeout(Exception):
-    pass
+    """A query ran past ``sql_timeout``: no conclusion about the rows it would have given."""
 
 
 class TooManyRows(Exception):
-    pass
+    """A query gave more than ``sql_max_rows`` rows: read no further than the limit."""
 
 
 class TooLarge(Exception):
-    pass
+    """A query gave more bytes of values than assay reads: read no further than the cap."""
 
 
 _PROGRESS_PERIOD = 100

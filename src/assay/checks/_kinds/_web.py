@@ -246,6 +246,8 @@ def _is_served(url: str, served: set[str], served_hosts: set[str]) -> bool:
 
 
 class ReceiptSpec(Spec):
+    """How many distinct served sources an answer must cite."""
+
     min_citations: int = Field(1, ge=1)
     """Distinct cited URLs required; an answer that cites nothing never passes."""
 

@@ -1,21 +1,15 @@
-"""The cheap pre-filter: shapes that let a proof assume its goal, refused before any judgment.
+"""Agda's refusal scan: shapes that let a proof assume its goal, refused before any judgment.
 
-Agda is read with Agda's own lexical rules (``_agda_lex``: character literals, escapes, nested
-comments, pragmas, holes), the one reading the staging and the hole filler use too; text that
-lexer refuses is refused here. Lean is read by tokens the same way (``_lean_scan``). The Coq
-scanner blanks out comments and string literals as Coq's lexer reads them (``_coq_lex``: ``""``
-is the only escape, strings are read inside comments, anything unterminated is refused), then
-looks for the shapes as whole words. This is a pre-filter: the real guards are the flags on
-the command line (``--safe``) and the assumption audit after the check (``Print Assumptions``,
-``#print axioms``).
+Read with Agda's own lexical rules (``_agda_lex``: character literals, escapes, nested comments,
+pragmas, holes), the one reading the staging and the hole filler use too; text that lexer
+refuses is refused here. A pre-filter: the real guard is ``--safe`` on the command line.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from assay.proofs import _lean_scan
+from assay._config import DEFAULT_CONFIG
 from assay.proofs._agda_imports import header_modules, import_refusals
 from assay.proofs._agda_lex import (
     CLOSERS,
@@ -28,19 +22,9 @@ from assay.proofs._agda_lex import (
     module_header,
 )
 from assay.proofs._agda_lex import tokens as agda_tokens
-from assay.proofs._coq_lex import CoqLexError
-from assay.proofs._coq_lex import code_only as coq_code
 from assay.proofs._paths import module_problem
 
 Shapes = list[str]
-
-
-def _words(code: str, words: Iterable[str]) -> Shapes:
-    found = []
-    for word in words:
-        if re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", code):
-            found.append(word)
-    return found
 
 
 AGDA_HARMLESS_OPTIONS = frozenset({"--safe", "--without-K", "--exact-split"})
@@ -82,13 +66,19 @@ an expression whose bindings stay local (and are scanned like the rest), so it i
 ``where``)."""
 
 
-def agda_refusals(text: str, allowed_options: Iterable[str] = (), header: str = "") -> Shapes:
+def agda_refusals(
+    text: str,
+    allowed_options: Iterable[str] = (),
+    header: str = "",
+    library: str = DEFAULT_CONFIG.agda_stdlib,
+) -> Shapes:
     """Refused Agda shapes, read from Agda's own tokens (``_agda_lex``): postulates (``let
     postulate`` too), pragmas other than OPTIONS, OPTIONS flags not allowed (``--cubical`` and
     the unsafe ones never), ``primTrustMe``, text Agda's lexer refuses, a module header whose
     name is not a plain module name (it would name the file the solution is staged at), and
     imports outside the allow-list (``_agda_imports``: the trusted ``header``'s modules,
-    agda-stdlib's ``--safe`` modules, Agda's safe builtins; never ``Agda.Primitive.Cubical``)."""
+    ``library``'s (agda-stdlib's) ``--safe`` modules, Agda's safe builtins; never
+    ``Agda.Primitive.Cubical``)."""
     try:
         found = agda_tokens(text)
     except AgdaLexError as exc:
@@ -117,7 +107,7 @@ def agda_refusals(text: str, allowed_options: Iterable[str] = (), header: str = 
         problem = module_problem(module.name, ".agda")
         if problem is not None:
             shapes.append(problem)
-    shapes += import_refusals(found, header_modules(header))
+    shapes += import_refusals(found, header_modules(header), library)
     return list(dict.fromkeys(shapes))
 
 
@@ -128,6 +118,7 @@ def agda_candidate_refusals(term: str) -> Shapes:
     if not term.strip():
         return ["an empty candidate"]
     shapes = agda_refusals(term)
+    named = set(shapes)  # the words agda_refusals already named (a set: no scan is quadratic)
     if "\n" in term or any(end in term for end in LINE_ENDS):
         shapes.append("a line break")
     try:
@@ -151,80 +142,9 @@ def agda_candidate_refusals(term: str) -> Shapes:
             depth -= 1
         elif text == ";" and depth <= 0:
             shapes.append("a declaration separator")
-        elif token.kind == "word" and text in _CANDIDATE_KEYWORDS and f"`{text}`" not in shapes:
+        elif token.kind == "word" and text in _CANDIDATE_KEYWORDS and f"`{text}`" not in named:
             shapes.append(f"the keyword `{text}` (a candidate is one term, not a declaration)")
         elif text == "where" and previous not in ("λ", "\\"):
             shapes.append("the keyword `where` (only `λ where` is a term)")
         previous = text
     return list(dict.fromkeys(shapes))
-
-
-_COQ_WORDS = (
-    "Admitted",
-    "Admit",
-    "Axiom",
-    "Axioms",
-    "Parameter",
-    "Parameters",
-    "Conjecture",
-    "admit",
-    "give_up",
-    "bypass_check",
-)
-_COQ_UNSETS = re.compile(r"\bUnset\s+(Guard|Universe|Positivity)\s+Checking\b")
-_COQ_COMMANDS = {
-    "`Declare ML Module` (it loads native code into the checker)": r"\bDeclare\s+ML\s+Module\b",
-    "`Load` (it runs another file)": r"(?<![\w'.])Load\b",
-    "`Redirect` (it writes files)": r"\bRedirect\b",
-    "`Cd` (it changes the checker's folder)": r"(?<![\w'.])Cd\b",
-    "a load path command (it changes where files are read from)": (
-        r"\b(Add|Remove)\s+(Rec\s+)?(LoadPath|ML\s+Path)\b"
-    ),
-    "`Locate File` / `Locate Library` (they search the file system)": r"\bLocate\s+(File|Library)\b",
-    "`Write State` / `Restore State` (they write or read files)": r"\b(Write|Restore)\s+State\b",
-    "`Print Universes` to a file": r"\bPrint\s+(Sorted\s+)?Universes\b(?:(?!\.(?:\s|$))[\s\S])*\"",
-    "native compute profiling (it writes files)": r"\bNativeCompute\s+Profil",
-}
-"""Commands that write, read or search files or load code: a solution has no business with
-them, and a file written into the judgment folder could stand in for a trusted one (the trusted
-steps byte-check the files assay wrote, so the judgment would then be refuted, never pass;
-refused here so the reason is clear). Extraction is refused separately (``_extraction``)."""
-_COQ_EXTRACTION = re.compile(r"(?<![\w'.])Extraction(?![\w'])")
-_COQ_SENTENCE_END = re.compile(r"\.(?=\s|$)")
-_COQ_REQUIRE = re.compile(r"(From\s+\S+\s+)?Require\b")
-
-
-def _extraction(code: str) -> bool:
-    """Whether any sentence uses an extraction command (``Extraction "file"``, ``Separate`` /
-    ``Recursive Extraction [Library]``, ``Extraction TestCompile``, ``Set Extraction Output
-    Directory``, ...): they write files or compile code. ``Require [Import] Extraction`` only
-    loads the plugin and is allowed."""
-    for found in _COQ_EXTRACTION.finditer(code):
-        ends = [end.end() for end in _COQ_SENTENCE_END.finditer(code, 0, found.start())]
-        sentence = code[ends[-1] if ends else 0 : found.start()].strip()
-        if not _COQ_REQUIRE.match(sentence):
-            return True
-    return False
-
-
-def coq_refusals(text: str) -> Shapes:
-    """Refused Coq shapes: Admitted, admit (any spacing), Axiom/Parameter/Conjecture, disabled
-    guard/universe/positivity checking, ``bypass_check``, commands that write, read or search
-    files or load plugins, extraction, and text Coq's lexer refuses (an unterminated string or
-    comment). A pre-filter: ``Hypothesis`` and the other assumption forms are caught by coqchk."""
-    try:
-        code = coq_code(text)
-    except CoqLexError as exc:
-        return [str(exc)]
-    shapes = [f"`{w}`" for w in _words(code, _COQ_WORDS)]
-    shapes += [f"`Unset {m.group(1)} Checking`" for m in _COQ_UNSETS.finditer(code)]
-    shapes += [shape for shape, pattern in _COQ_COMMANDS.items() if re.search(pattern, code)]
-    if _extraction(code):
-        shapes.append("extraction (it writes files and compiles code)")
-    return shapes
-
-
-def lean_refusals(text: str, imports: Iterable[str] = ()) -> Shapes:
-    """Refused Lean shapes, read by tokens (``_lean_scan``); ``imports`` are the trusted
-    header's imports, the only modules a solution may import."""
-    return _lean_scan.refusals(text, imports)

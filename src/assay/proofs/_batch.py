@@ -28,18 +28,30 @@ from pathlib import Path
 
 from assay._errors import SandboxUnavailable
 from assay.proofs._paths import UnsafePath, path_problem
-from assay.sandbox import Limits, Mount, RunResult, Sandbox
-from assay.sandbox._folders import CappedFolder, FolderError, remove_tree
-from assay.sandbox._staging import SANDBOX_UID
+from assay.sandbox import (
+    SANDBOX_UID,
+    CappedFolder,
+    FolderError,
+    Limits,
+    Mount,
+    RunResult,
+    Sandbox,
+    remove_tree,
+)
 
 WORKDIR = "/proof"
-INTERFACE_SUFFIXES = (".agdai", ".vo", ".vos", ".vok", ".glob", ".olean", ".ilean")
+INTERFACE_SUFFIXES: set[str] = set()
+"""What a compiled interface is named, in every language (``compiled_suffixes``): a staged file
+named so would make a judgment not "checked from source"."""
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
 class Batch:
+    """What one batch judgment ran: each step's result (up to the first that failed), the
+    time all took, whether the candidate was checked from source, and the staged files."""
+
     runs: list[RunResult]
     elapsed_ms: int
     checked_from_source: bool
@@ -127,11 +139,15 @@ def clear(folder: Path) -> None:
             os.unlink(entry.path)
 
 
+def compiled_suffixes(*suffixes: str) -> None:
+    """Declare the suffixes of a language's compiled files (its module does, when it loads)."""
+    INTERFACE_SUFFIXES.update(suffixes)
+
+
 def _has_interfaces(folder: Path) -> bool:
-    for _, _, names in os.walk(folder):  # os.walk does not follow links into folders
-        if any(name.endswith(INTERFACE_SUFFIXES) for name in names):
-            return True
-    return False
+    suffixes = tuple(sorted(INTERFACE_SUFFIXES))
+    walked = os.walk(folder)  # os.walk does not follow links into folders
+    return any(name.endswith(suffixes) for _, _, names in walked for name in names)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.checks._strict import StrictJSONError, loads_strict, strict_equal
+from assay._strict import StrictJSONError, loads_strict, strict_equal
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,9 @@ Strict JSON refuses what plain ``json`` quietly turns into a different value: ``
 non-zero literal that underflows to ``0.0`` (``1e-999``), an integer too long to convert, and
 duplicate keys. Every JSON assay reads (task files, answers, workspace files, checker output,
 ``assay verify`` inputs) goes through ``loads_strict``.
+
+It lives on the ground floor (beside ``_errors``) because every layer reads JSON: the sandbox
+reads checker results and fixtures with it, the checks read answers and workspace files.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+
+from assay._errors import InvalidInput
 
 _NUMBER = (int, float)
 
@@ -65,8 +70,12 @@ def strict_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     return True
 
 
-class StrictJSONError(ValueError):
-    """Why a text is not strict JSON: the line and column, the duplicate key or the constant."""
+class StrictJSONError(InvalidInput, ValueError):
+    """Why a text is not strict JSON: the line and column, the duplicate key or the constant.
+
+    An ``InvalidInput`` to whoever called ``loads_strict`` (still a ``ValueError``, as plain
+    ``json`` raises); a caller reading the *work* (an answer, a workspace file) turns it into a
+    refutation instead."""
 
 
 def _refuse_constant(name: str) -> Any:

@@ -1,0 +1,183 @@
+"""Errors meet one boundary: every command, given bad input, exits 2 with one line naming the
+field, and never a traceback (``assay.cli._boundary``, the exit-code table in the README)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+
+from assay.cli import app
+from assay.cli._boundary import boundary
+from tests.cli.test_cli import ROOT, assay
+
+AGDA_FILE = "module M where\n\nx : Set\nx = {! !}\n"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+# (command words, arguments after them, files to write, the text the one stderr line holds)
+BAD_INPUTS = [
+    pytest.param(
+        ["check"],
+        ["t.json"],
+        {"t.json": '{"checks": [{"kind": "answer_number"}]}'},
+        "t.json: checks[0] (answer_number): value: Field required",
+        id="check-spec",
+    ),
+    pytest.param(
+        ["check"],
+        [str(ROOT / "examples/answer_number.json"), "--answer-file", "nope.txt"],
+        {},
+        "nope.txt: cannot read the answer file",
+        id="check-answer-file",
+    ),
+    pytest.param(
+        ["verify"],
+        ["s.json", "k.json"],
+        {"s.json": '{"outputs": {}}', "k.json": "[1, 2]"},
+        "k.json: the answer key must be a JSON object",
+        id="verify-key",
+    ),
+    pytest.param(
+        ["verify"],
+        ["nope.json", "k.json"],
+        {"k.json": "{}"},
+        "nope.json: cannot read the submission",
+        id="verify-submission",
+    ),
+    pytest.param(
+        ["checker", "conform"],
+        [str(ROOT / "examples/checkers/sat/check.py"), "fixtures"],
+        {"fixtures/f1/artifacts/a.txt": "x", "fixtures/f1/expected.json": '{"result": "maybe"}'},
+        "expected.json: 'result' must be one of",
+        id="checker-conform-fixture",
+    ),
+    pytest.param(
+        ["hole", "fill"],
+        ["nope.agda", "4", "5", "Set"],
+        {},
+        "nope.agda: cannot read: No such file or directory",
+        id="hole-fill-file",
+    ),
+    pytest.param(
+        ["hole", "goal"],
+        ["nope.agda", "4", "5"],
+        {},
+        "nope.agda: no such file",
+        id="hole-goal-file",
+    ),
+]
+
+
+def _commands() -> set[tuple[str, ...]]:
+    """Every command the CLI has, as the words that name it (``("checker", "conform")``)."""
+    found: set[tuple[str, ...]] = set()
+
+    def walk(command: Any, words: tuple[str, ...]) -> None:
+        subcommands = getattr(command, "commands", None)  # a group (typer vendors click)
+        if subcommands is None:
+            found.add(words)
+            return
+        for name, sub in subcommands.items():
+            walk(sub, (*words, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+def _one_line(result: subprocess.CompletedProcess[str], expected: str) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("assay: error: ") and expected in lines[0], lines[0]
+
+
+def test_every_command_with_input_is_covered() -> None:
+    covered = {tuple(p.values[0]) for p in BAD_INPUTS}  # type: ignore[arg-type]
+    assert covered == _commands() - {("kinds",)}  # kinds reads no input
+
+
+@pytest.mark.parametrize(("words", "args", "files", "expected"), BAD_INPUTS)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, words: list[str], args: list[str], files: dict[str, str], expected: str
+) -> None:
+    _write(tmp_path, files)
+    result = assay(*words, *args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    _one_line(result, expected)
+
+
+@pytest.mark.parametrize(
+    "words", [["check", "t.json"], ["verify", "s.json", "k.json"], ["checker", "conform", "c", "f"]]
+)
+def test_bad_configuration_exits_2_naming_the_variable(tmp_path: Path, words: list[str]) -> None:
+    _write(tmp_path, {"t.json": '{"checks": []}', "s.json": "{}", "k.json": "{}"})
+    env = {**os.environ, "ASSAY_MAX_FILE_BYTES": "-1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "assay", *words],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    _one_line(result, "ASSAY_MAX_FILE_BYTES: Input should be greater than 0")
+
+
+@pytest.mark.parametrize("words", sorted(_commands()))
+def test_usage_errors_exit_2_without_a_traceback(words: tuple[str, ...]) -> None:
+    result = assay(*words, "--no-such-option")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "No such option: --no-such-option" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_machine_that_cannot_exits_3(tmp_path: Path) -> None:
+    """No bwrap and no agda on PATH: `hole fill` cannot judge here (exit 3), one line."""
+    _write(tmp_path, {"M.agda": AGDA_FILE})
+    env = {**os.environ, "PATH": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "assay", "hole", "fill", "M.agda", "4", "5", "Set", "--no-stdlib"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout == ""
+    _one_line(result, "")
+
+
+def test_the_readme_exit_code_table_lists_every_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| command | 0 | 1 | 2 | 3 |\n", 1)[1].split("\n\n", 1)[0]
+    rows = [row.split("|")[1].strip().strip("`") for row in table.splitlines()[1:]]
+    assert sorted(tuple(row.split()) for row in rows) == sorted(_commands())
+
+
+def test_every_command_is_behind_the_boundary() -> None:
+    guarded = boundary(lambda: None).__code__  # every wrapped command runs this same code
+
+    def callbacks(group: typer.Typer) -> list[Any]:
+        found = [command.callback for command in group.registered_commands]
+        for sub in group.registered_groups:
+            assert sub.typer_instance is not None
+            found += callbacks(sub.typer_instance)
+        return found
+
+    found = callbacks(app)
+    assert len(found) == len(_commands())
+    assert [c.__name__ for c in found if c.__code__ is not guarded] == []
