@@ -84,6 +84,7 @@ def test_from_env_reads_every_field(clean_env: pytest.MonkeyPatch, tmp_path: Pat
         ("MAX_STAGED_MB", "lots"),
         ("ALLOW_UNISOLATED", "maybe"),
         ("CGROUP_PARENT", "../escape"),
+        ("AGDA_STDLIB", "agda-stdlib"),
     ],
 )
 def test_a_bad_value_names_its_variable(

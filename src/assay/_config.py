@@ -32,8 +32,9 @@ class Config(BaseModel):
     """Base folder of assay's caches; None: ``$XDG_CACHE_HOME/assay`` (``~/.cache/assay``)."""
     key_file: str | None = None
     """The key that signs cached judgments; None: ``$XDG_CONFIG_HOME/assay/cache.key``."""
-    agda_stdlib: str = "/usr/share/agda-stdlib"
-    """The Agda standard library that Agda proofs may import (its sources and interfaces)."""
+    agda_stdlib: str = Field("/usr/share/agda-stdlib", pattern=r"^/")
+    """The Agda standard library that Agda proofs may import (its sources and interfaces); an
+    absolute path, so the verifier and the sandbox read the same folder."""
     lean_project: str | None = None
     """A Lake project whose toolchain and packages Lean proofs are checked with; None: none."""
     allow_unisolated: bool = False

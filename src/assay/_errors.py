@@ -14,6 +14,8 @@
     │   ├── InputTooLarge           a checker's inputs past the caps (sandbox)
     │   │   └── SubmissionUnstageable   the same for the submission's artifacts
     │   ├── HoleNotFound            no hole where the caller pointed (proofs)
+    │   ├── LaneInputError          a file, position or term the lane cannot use
+    │   │                           (proofs; also a LaneError)
     │   └── UnsafePath              a proof file name that is not a plain path (proofs)
     ├── SandboxUnavailable          isolation cannot be had (no bwrap), or a      exit 3
     │                               command cannot start

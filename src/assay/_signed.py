@@ -78,13 +78,14 @@ def judging_code() -> str:
     """assay's version and a sha256 of the source that decides verdicts (computed once).
 
     It names the proof judges and readers, the sandbox and checker protocol, the conformance
-    gate and the program and proof kinds (plus the strict JSON reader and this module): a fix to
+    gate and the program and proof kinds (plus the strict JSON reader, the wire models that
+    store a verdict, and this module): a fix to
     any of them makes every cached verdict and conformance a miss. Correctness beats hit rate.
     """
     from assay._version import __version__
 
     package = Path(__file__).resolve().parent
-    files: list[Path] = [package / "_signed.py", package / "_strict.py"]
+    files: list[Path] = [package / "_signed.py", package / "_strict.py", package / "_wire.py"]
     for part in JUDGING_CODE:
         path = package / part
         if path.is_dir():
@@ -96,16 +97,6 @@ def judging_code() -> str:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return f"{__version__}/{digest.hexdigest()}"
-
-
-def default_cache_dir() -> Path:
-    """The default config's judgments folder, for callers not yet handed a :class:`Config`.
-
-    Transitional (issue 8, item 4): every caller should take the folder from its config
-    (:meth:`assay.Config.judgments_folder`); delete this once none is left."""
-    folder = DEFAULT_CONFIG.judgments_folder()
-    assert folder is not None  # the default config never turns the cache off
-    return folder
 
 
 def _open_child(dir_fd: int, name: str, create: bool, where: Path) -> int:

@@ -14,11 +14,12 @@ four classes, all older than the refactor and all closed here:
 2. **Refusal scans quadratic in the file** (the verifier's own time, with no limit around it).
    The Coq pre-filter looked for the sentence around every ``Extraction`` from the start of the
    file, and for ``Print Universes "file"`` with a regular expression that re-scanned to the
-   sentence's end from every occurrence: 320 KB of ``Require Extraction.`` took 94 s and 128 KB
+   sentence's end from every occurrence: 320 KB of ``Require Extraction.`` took 94 s, 128 KB
    of ``Print Universes`` 28 s (16 MB, the read limit: days). The Agda candidate scan and the
-   Lean scan compared each shape found with every earlier one: a 450 KB candidate of
-   ``import A1 import A2 ...`` took 74 s, a Lean file of 60 000 imports 50 s. Now one pass, a
-   binary search, a set.
+   Lean scan compared each shape found with every earlier one (a 450 KB candidate of ``import
+   A1 import A2 ...``: 74 s; a Lean file of 60 000 imports: 50 s), and the Lean scan read every
+   ``@[``, ``attribute [`` and ``aesop (`` to its closing bracket (80 KB of ``@[``: 363 s). Now
+   one pass, a binary search, a set, and a table of where each group ends.
 3. **A Lean solution's exit 3 read as a trusted step's failure.** Exit 3 is what the trusted
    scripts exit with when their own side fails (never a finding), but it was read so in every
    step, the solution's own compilation included, whose code may run (the kind assumes so): a
@@ -188,6 +189,45 @@ def test_the_coq_scan_is_not_quadratic(case: str) -> None:
     shapes = coq_refusals(padding + "\nTheorem wrong : 1 + 1 = 3.\nAdmitted.\n")
     assert time.monotonic() - start < 10
     assert "`Admitted`" in shapes
+
+
+OPEN_GROUPS = {
+    "attribute_lists_never_closed": "@[" * 40_000,
+    "attribute_commands_never_closed": "attribute [" * 10_000,
+    "aesop_clauses_never_closed": "aesop (" * 10_000,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(OPEN_GROUPS))
+def test_the_lean_scan_is_not_quadratic_in_open_groups(case: str) -> None:
+    """Each ``@[`` / ``attribute [`` / ``aesop (`` scanned to its closing bracket, here the end
+    of the file: 80 KB of ``@[`` took 363 s, 110 KB of ``attribute [`` 21 s, 70 KB of
+    ``aesop (`` 28 s. Where each group ends is found once now."""
+    start = time.monotonic()
+    shapes = lean_refusals(OPEN_GROUPS[case] + "\ntheorem t : 1 + 1 = 3 := sorry\n", ())
+    assert time.monotonic() - start < 12
+    assert any("sorry" in shape for shape in shapes)
+
+
+ATTRIBUTES = {
+    "@[simp, ext] theorem t : True := trivial": False,
+    "@[simp (config := {})] theorem t : True := trivial": False,
+    "@[(x) simp] theorem t : True := trivial": True,
+    "@[simp, [x]] theorem t : True := trivial": True,
+    "@[simp, evil] theorem t : True := trivial": True,
+    "@[local simp, scoped ext, -simp] theorem t : True := trivial": False,
+    "@[simp (x @[evil] y), instance] theorem t : True := trivial": True,
+    "theorem t : True := by aesop (config := {}) (add safe x)": True,
+    "theorem t : True := by aesop (config := {(a)}) (rule_sets := [A])": False,
+    "@[simp (unclosed theorem t : True := trivial": True,
+}
+
+
+@pytest.mark.parametrize("source", sorted(ATTRIBUTES))
+def test_the_faster_lean_scan_reads_attributes_and_aesop_as_before(source: str) -> None:
+    shapes = [s for s in lean_refusals(source, ()) if "attribute" in s or "aesop" in s.lower()]
+    assert bool(shapes) is ATTRIBUTES[source], shapes
 
 
 LONG_SENTENCES = {

@@ -79,6 +79,22 @@ BAD_INPUTS = [
 ]
 
 
+GOAL_INPUTS = [
+    pytest.param(["8", "3"], "no hole opens at line 8, column 3", id="no-hole-there"),
+    pytest.param(["8", "14", "--infer", "a\tb"], "one line of printable text", id="bad-term"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "expected"), GOAL_INPUTS)
+def test_hole_goal_input_problems_exit_2(tmp_path: Path, args: list[str], expected: str) -> None:
+    """The lane runs (real Agda) and the caller's position or term is what cannot be used."""
+    obligation = ROOT / "examples" / "proofs" / "Nat-plus-comm.agda"
+    result = assay("hole", "goal", str(obligation), *args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    _one_line(result, expected)
+
+
 def _commands() -> set[tuple[str, ...]]:
     """Every command the CLI has, as the words that name it (``("checker", "conform")``)."""
     found: set[tuple[str, ...]] = set()

@@ -21,7 +21,7 @@ from assay.proofs._fill import (
 )
 from assay.proofs._holes import HoleNotFound, HoleStatus, only_hole
 from assay.proofs._judges import DEFAULT_LIMITS, Judgment, judge, plan_for, refusals_for
-from assay.proofs._lane import AgdaLane, Goal, LaneError
+from assay.proofs._lane import AgdaLane, Goal, LaneError, LaneInputError
 from assay.proofs._language import ProofLanguage
 from assay.proofs._plan import Plan
 from assay.proofs._registry import LANGUAGES, Language, proof_language
@@ -40,6 +40,7 @@ __all__ = [
     "JudgmentCache",
     "LANGUAGES",
     "LaneError",
+    "LaneInputError",
     "Language",
     "Plan",
     "ProofLanguage",

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay._config import Config
-from assay._signed import SignedStore, canonical_digest, default_cache_dir, judging_code
+from assay._signed import SignedStore, canonical_digest, judging_code
 from assay.proofs._verdict import Verdict
 
 KEY_SCHEMA = "assay.judgment-key/3"
@@ -55,8 +55,8 @@ class JudgmentCache:
     A folder the verifier does not own or others can write is refused: nothing is cached
     (``store.refused`` says why)."""
 
-    def __init__(self, folder: Path | None = None, key_file: Path | None = None) -> None:
-        self.folder = folder or default_cache_dir()
+    def __init__(self, folder: Path, key_file: Path | None = None) -> None:
+        self.folder = folder
         self.store = SignedStore(self.folder, "judgment", key_file)
 
     def get(self, key: str) -> Verdict | None:

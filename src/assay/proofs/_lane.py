@@ -87,6 +87,11 @@ class LaneError(AssayError):
     """The lane could not answer (load failed, no such hole, timeout); ask again or judge."""
 
 
+class LaneInputError(LaneError, InvalidInput):
+    """What the caller gave the lane cannot be used (a file that is not Agda or does not load, a
+    position with no hole, a term that is not one printable line): the caller's input, exit 2."""
+
+
 def haskell_string(text: str) -> str:
     """``text`` as a Haskell string literal that reads back exactly as ``text``.
 
@@ -286,19 +291,21 @@ class AgdaLane:
             source = read_source(file)
             text = source.decode("utf-8")
         except InvalidInput as exc:
-            raise LaneError(str(exc)) from None
+            raise LaneInputError(str(exc)) from None
         except UnicodeDecodeError:
-            raise LaneError(f"{file}: not UTF-8 text") from None
+            raise LaneInputError("not UTF-8 text", where=str(file)) from None
         try:
             header = module_header(tokens(text))
         except AgdaLexError as exc:
-            raise LaneError(f"{file}: the file does not read as Agda: {exc}") from None
+            raise LaneInputError(
+                f"the file does not read as Agda: {exc}", where=str(file)
+            ) from None
         if header.problem is not None:
-            raise LaneError(f"{file}: {header.problem}")
+            raise LaneInputError(header.problem, where=str(file))
         module = header.name or file.name.removesuffix(".agda")
         problem = module_problem(module, ".agda")
         if problem is not None:
-            raise LaneError(f"{file}: refused {problem}")
+            raise LaneInputError(f"refused {problem}", where=str(file))
         relative = module.replace(".", "/") + ".agda"
         self._start()  # recycles first when due, which forgets what was loaded
         if self._loaded != (relative, source):
@@ -311,7 +318,7 @@ class AgdaLane:
             replies = self._exchange(f"IOTCM {path} NonInteractive Direct (Cmd_load {path} [])")
             error = _error(replies)
             if error:
-                raise LaneError(f"the file does not load: {error}")
+                raise LaneInputError(f"the file does not load: {error}")
             points = [r for r in replies if r.get("kind") == "InteractionPoints"]
             if not points or not isinstance(points[-1].get("interactionPoints"), list):
                 raise LaneError("the interaction lane did not list the file's holes")
@@ -326,7 +333,7 @@ class AgdaLane:
                 start = span.get("start", {})
                 if start.get("line") == line and start.get("col") == column:
                     return int(point["id"])
-        raise LaneError(f"no hole opens at line {line}, column {column}")
+        raise LaneInputError(f"no hole opens at line {line}, column {column}")
 
     def goal(self, file: Path, line: int, column: int) -> Goal:
         """The goal type and context at the hole opening at ``line``:``column``."""
@@ -354,9 +361,11 @@ class AgdaLane:
         text, at most ``MAX_TERM_CHARS`` characters, else a LaneError.
         """
         if not term.strip() or len(term) > MAX_TERM_CHARS:
-            raise LaneError(f"a term to infer must be non-empty and at most {MAX_TERM_CHARS} chars")
+            raise LaneInputError(
+                f"a term to infer must be non-empty and at most {MAX_TERM_CHARS} chars"
+            )
         if any(not c.isprintable() for c in term):
-            raise LaneError("a term to infer must be one line of printable text")
+            raise LaneInputError("a term to infer must be one line of printable text")
         path = haskell_string(self._load(file))
         point = self._point(line, column)
         replies = self._exchange(
