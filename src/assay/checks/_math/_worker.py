@@ -59,8 +59,12 @@ class _Process:
     """One worker process and what has been read from it."""
 
     def __init__(self) -> None:
+        # -I and cwd="/": the verifier may run from a folder holding the agent's files, and
+        # `python -c` would put that folder (and PYTHONPATH, the user site) before the standard
+        # library and sympy: a `json.py` or `sympy.py` there would run in this trusted process.
         self.popen = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, _SOURCE],
+            [sys.executable, "-I", "-c", _BOOT, _SOURCE],
+            cwd="/",
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
