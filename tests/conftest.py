@@ -4,7 +4,8 @@ Private caches: a cache folder and a signing key of the session's own, so no ver
 earlier run (or another project on this machine) can make a test pass without judging, and no
 test touches the user's key.
 
-Tool markers (``bwrap``, ``agda``, ``coq``, ``lean``; registered in pyproject.toml) are set here,
+Tool markers (``bwrap``, ``agda``, ``coq``, ``lean``, ``postgres``; registered in pyproject.toml)
+are set here,
 at collection, so a contributor can run what their machine supports::
 
     pytest -m "not agda and not coq"
@@ -19,8 +20,18 @@ The rules over-mark rather than miss: a test that needs a tool and is not marked
 where the tool is missing (it never passes or skips silently).
 
 ``./scripts/test`` sets ``ASSAY_REQUIRE_TOOLS=1``: the session then stops before the first test
-when a tool that a selected test needs is missing (bubblewrap, Agda with agda-stdlib, Coq). Lean
-is the exception: it cannot be installed on these machines, so its tests skip with their reason.
+when a tool that a selected test needs is missing (bubblewrap, Agda with agda-stdlib, Coq,
+PostgreSQL). Lean is the exception: it cannot be installed on these machines, so its tests skip
+with their reason. Without ``ASSAY_REQUIRE_TOOLS=1`` a test that needs PostgreSQL skips, saying
+why, when it is not installed.
+
+PostgreSQL: ``postgres_cluster`` starts one throwaway cluster per session (``initdb`` into a temp
+folder, as the ``postgres`` user when the tests run as root, since postgres refuses root;
+listening on 127.0.0.1 only, on a free port, its socket in that folder, ``fsync=off``), and
+stops it and removes the folder at the end, also when tests fail. ``db_url`` gives each test a
+fresh, empty store URL, once per database (``sqlite``, ``postgresql``: a new database in the
+cluster); a test that uses it, or the cluster, gets the ``postgres`` marker for its PostgreSQL
+run.
 """
 
 from __future__ import annotations
@@ -32,14 +43,17 @@ import inspect
 import os
 import re
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-TOOLS = ("bwrap", "agda", "coq", "lean")
+from tests.ledger.cluster import ClusterFailed, postgres_bindir, throwaway_cluster
+
+TOOLS = ("bwrap", "agda", "coq", "lean", "postgres")
 PROOF_TOOLS = ("agda", "coq", "lean")
-REQUIRED = ("bwrap", "agda", "coq")
+REQUIRED = ("bwrap", "agda", "coq", "postgres")
 """Tools that ``ASSAY_REQUIRE_TOOLS=1`` (./scripts/test) demands; Lean's tests skip instead."""
 WORD = re.compile(r"(?<![A-Za-z])(?i:(agda|coqc|coqchk|coq|lean|lake))(?![a-z])")
 """A proof tool's name (or binary) as a word: ``Sym.agda``, ``AgdaLane``, ``need("coqc")``;
@@ -94,6 +108,8 @@ def missing(tool: str) -> str | None:
 
         stdlib = Config.from_env().agda_stdlib
         return None if Path(stdlib).is_dir() else f"agda-stdlib is not installed at {stdlib}"
+    if tool == "postgres":
+        return None if postgres_bindir() else "PostgreSQL (initdb, pg_ctl) is not installed"
     binary = {"bwrap": "bwrap", "coq": "coqc", "lean": "lake"}[tool]
     return None if shutil.which(binary) else f"{binary} is not installed"
 
@@ -120,6 +136,10 @@ def needs(item: pytest.Item) -> set[str]:
         with contextlib.suppress(OSError, TypeError):
             texts.append(inspect.getsource(function))
     found |= {TOOL_OF[word.lower()] for text in texts for word in WORD.findall(text)}
+    if params.get("db_url") == "postgresql" or "postgres_cluster" in getattr(
+        item, "fixturenames", ()
+    ):
+        found.add("postgres")
     for pattern, tools in NODE_NEEDS.items():
         if fnmatch.fnmatchcase(item.nodeid, pattern):
             found |= tools
@@ -161,3 +181,35 @@ def pytest_report_header() -> str:
         else:
             found.append(f"{tool} MISSING ({why}{'; its tests skip' * (tool == 'lean')})")
     return "assay tools: " + ", ".join(found) + "; deselect a missing one with -m 'not <tool>'"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """A running throwaway PostgreSQL cluster for the session (``tests/ledger/cluster.py``);
+    yields its server URL (no database). Skips, naming why, when PostgreSQL is not installed."""
+    if why := missing("postgres"):
+        pytest.skip(f"postgres: {why}")
+    try:
+        with throwaway_cluster() as server:
+            yield server
+    except ClusterFailed as exc:
+        pytest.fail(f"postgres: {exc}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty store URL: a new SQLite file, or a new database in the session's
+    PostgreSQL cluster (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/ledger.db"
+        return
+    import psycopg
+
+    server = request.getfixturevalue("postgres_cluster")
+    plain = server.replace("postgresql+psycopg://", "postgresql://")
+    name = f"assay_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(f"{plain}/postgres", autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield f"{server}/{name}"
+    with psycopg.connect(f"{plain}/postgres", autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

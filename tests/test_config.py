@@ -50,6 +50,8 @@ def test_from_env_reads_every_field(clean_env: pytest.MonkeyPatch, tmp_path: Pat
         "LEAN_PROJECT": str(tmp_path / "lean"),
         "ALLOW_UNISOLATED": "true",
         "CGROUP_PARENT": "self",
+        "DB": f"sqlite:///{tmp_path}/ledger.db",
+        "BLOBS": str(tmp_path / "blobs"),
     }
     assert {f"ASSAY_{name.upper()}" for name in Config.model_fields} == {
         f"ASSAY_{name}" for name in values
@@ -70,6 +72,8 @@ def test_from_env_reads_every_field(clean_env: pytest.MonkeyPatch, tmp_path: Pat
         "lean_project": str(tmp_path / "lean"),
         "allow_unisolated": True,
         "cgroup_parent": "self",
+        "db": f"sqlite:///{tmp_path}/ledger.db",
+        "blobs": str(tmp_path / "blobs"),
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay._errors import InvalidInput
 
@@ -42,6 +42,29 @@ class Config(BaseModel):
     cgroup_parent: str = Field("/assay", pattern=r"^(self|/|(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+)$")
     """The cgroup (from the hierarchy's root) under which each sandboxed run gets its own;
     "self" nests runs under the verifier's own cgroup. Used when assay can write cgroups (root)."""
+    db: str = "sqlite:///assay.db"
+    """The ledger's store: ``sqlite:///PATH`` (a file, relative to the current folder unless
+    PATH starts with ``/``) or ``postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE``."""
+    blobs: str | None = None
+    """The ledger's blob folder (artifacts and references by content hash); None: beside a
+    SQLite file (``<file>.blobs``), or ``blobs`` under ``cache_home`` for PostgreSQL."""
+
+    @field_validator("db")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        """Only the two stores the ledger is tested on; another URL is refused, not guessed at."""
+        if value.startswith("sqlite:///"):
+            path = value.removeprefix("sqlite:///")
+            if not path or path == ":memory:" or "?" in path:
+                raise ValueError(
+                    "a sqlite URL names a file: sqlite:///PATH (no query, no :memory:)"
+                )
+            return value
+        if value.startswith("postgresql+psycopg://") and len(value) > len("postgresql+psycopg://"):
+            return value
+        raise ValueError(
+            "the store must be sqlite:///PATH or postgresql+psycopg://USER@HOST/DATABASE"
+        )
 
     def judgments_folder(self) -> Path | None:
         """The folder of cached judgments, or None when the cache is off."""
@@ -50,6 +73,14 @@ class Config(BaseModel):
         if self.judgment_cache:
             return Path(self.judgment_cache)
         return self._cache_base() / "judgments"
+
+    def blob_folder(self) -> Path:
+        """The ledger's blob folder (see ``blobs``)."""
+        if self.blobs:
+            return Path(self.blobs)
+        if self.db.startswith("sqlite:///"):
+            return Path(self.db.removeprefix("sqlite:///") + ".blobs")
+        return self._cache_base() / "blobs"
 
     def signing_key_file(self) -> Path:
         """The file holding the key that signs cached judgments."""
@@ -77,7 +108,7 @@ class Config(BaseModel):
         except ValidationError as exc:
             first = exc.errors()[0]
             name = f"ASSAY_{str(first['loc'][0]).upper()}"
-            raise InvalidInput(first["msg"], where=name) from None
+            raise InvalidInput(first["msg"].removeprefix("Value error, "), where=name) from None
 
 
 DEFAULT_CONFIG = Config()

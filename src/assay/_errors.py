@@ -16,14 +16,21 @@
     │   ├── HoleNotFound            no hole where the caller pointed (proofs)
     │   ├── LaneInputError          a file, position or term the lane cannot use
     │   │                           (proofs; also a LaneError)
-    │   └── UnsafePath              a proof file name that is not a plain path (proofs)
+    │   ├── UnsafePath              a proof file name that is not a plain path (proofs)
+    │   ├── FolderInvalid           a problem folder with defects, one line each
+    │   │                           (platform)
+    │   └── AllowanceUsed           the submission allowance is used; says when the
+    │                               next slot frees (platform)
     ├── SandboxUnavailable          isolation cannot be had (no bwrap), or a      exit 3
     │                               command cannot start
     ├── ToolchainMissing            a proof checker (agda, coqc, lake) is not     exit 3
     │                               installed here
     ├── FolderError                 a capped scratch folder cannot be made or     exit 1
     │                               holds too much (sandbox)
-    └── LaneError                   the Agda interaction lane failed (proofs)     exit 1
+    ├── LaneError                   the Agda interaction lane failed (proofs)     exit 1
+    └── LedgerError                 the store cannot be opened, written or read,  exit 1
+        │                           or a blob no longer matches its hash (ledger)
+        └── BlobMissing             no blob with that hash (never stored, or withdrawn)
 
 A class lives beside the code that raises it (drawn with its package, or its ground module);
 a caller catches the base it cares about (``InvalidInput``) or the one its package exports.
@@ -43,7 +50,8 @@ caught inside one package and becomes an outcome, a refusal or a tree error ther
 candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``NumberProblem``,
 ``UnitProblem``, ``WorkspaceEscape``, the SQL kind's ``QueryTimeout``, ``TooManyRows`` and
 ``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,
-``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``proofs``: the lexers'
+``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``platform``: ``_Raced`` (a
+sweep that lost a race retries). ``proofs``: the lexers'
 ``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each becomes a refusal).
 
 Context travels as keyword arguments so a boundary can report it without parsing the message.

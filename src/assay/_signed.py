@@ -65,12 +65,17 @@ class UnsafeCache(InvalidInput):
     """A cache key or cache folder that someone other than the verifier could have written."""
 
 
-def canonical_digest(document: Any) -> str:
-    """sha256 of one canonical JSON encoding (sorted keys, no spaces, lists kept as lists)."""
-    encoded = json.dumps(
+def canonical_json(document: Any) -> str:
+    """The one canonical JSON encoding (sorted keys, no spaces, ASCII, lists kept as lists; NaN
+    and infinity refused with ValueError): equal documents give equal text."""
+    return json.dumps(
         document, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
     )
-    return hashlib.sha256(encoded.encode("ascii")).hexdigest()
+
+
+def canonical_digest(document: Any) -> str:
+    """sha256 of :func:`canonical_json`."""
+    return hashlib.sha256(canonical_json(document).encode("ascii")).hexdigest()
 
 
 @functools.cache

@@ -52,3 +52,32 @@ def test_unitless_numbers_never_load_pint() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_context_init_is_the_dataclass_s() -> None:
+    """CheckContext writes its fields in one step (hot path); its signature must stay exactly
+    the fields, in order, with the same defaults, and it must stay frozen."""
+    import dataclasses
+    import inspect
+
+    params = list(inspect.signature(CheckContext).parameters.values())
+    fields = dataclasses.fields(CheckContext)
+    assert [p.name for p in params] == [f.name for f in fields]
+    assert [p.default for p in params] == [f.default for f in fields]
+    ctx = CheckContext("42", receipts=(Receipt(url="https://example.org/", status=200),))
+    assert dataclasses.asdict(ctx)["answer"] == "42"
+    assert dataclasses.replace(ctx, answer="43").receipts == ctx.receipts
+    assert ctx == CheckContext(answer="42", receipts=ctx.receipts)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.answer = "43"  # type: ignore[misc]
+
+
+def test_build_check_takes_any_mapping() -> None:
+    from types import MappingProxyType
+
+    from assay import InvalidSpec
+
+    check = build_check(MappingProxyType({"kind": "answer_number", "value": 42}))
+    assert check.run(CheckContext(answer="42")).status.value == "verified"
+    with pytest.raises(InvalidSpec, match="value"):
+        build_check({"kind": "answer_number", "value": "42"})  # strict: no coercion

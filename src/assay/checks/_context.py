@@ -28,7 +28,7 @@ class Receipt(BaseModel):
     """HTTP status of the fetch; only 2xx means the source was actually served."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CheckContext:
     """Inputs a check may read. Missing inputs make input-dependent checks inconclusive."""
 
@@ -43,3 +43,24 @@ class CheckContext:
     config: Config = DEFAULT_CONFIG
     sandbox: Sandbox | None = None
     """Where kinds that run code run it; None: a default one, built from ``config``."""
+
+    def __init__(
+        self,
+        answer: str | None = None,
+        workspace: Path | None = None,
+        receipts: tuple[Receipt, ...] = (),
+        base_dir: Path | None = None,
+        config: Config = DEFAULT_CONFIG,
+        sandbox: Sandbox | None = None,
+    ) -> None:
+        """The generated ``__init__`` of a frozen dataclass sets each field through
+        ``object.__setattr__``; one context is built per answer check, so this one fills the
+        instance's dict at once (same fields, same defaults: a test compares them)."""
+        self.__dict__.update(
+            answer=answer,
+            workspace=workspace,
+            receipts=receipts,
+            base_dir=base_dir,
+            config=config,
+            sandbox=sandbox,
+        )

@@ -256,6 +256,15 @@ class Number(NamedTuple):
         return self.numerator / self.denominator == expected
 
 
+def _exact(text: str, start: int, end: int, numerator: int, denominator: int) -> Number:
+    """A finite, readable Number, built without the keyword handling of ``Number(...)`` (a
+    Python-level ``__new__``): the reader's commonest result, once per answer check."""
+    return _new_tuple(Number, (text, start, end, numerator, denominator, True, None))
+
+
+_new_tuple = tuple.__new__
+
+
 class NumberProblem(ValueError):
     """Why the text does not hold exactly one usable number; ``reason`` names the failure."""
 
@@ -372,6 +381,11 @@ def _before_problem(text: str, start: int, signed: bool) -> tuple[int, str] | No
     return None
 
 
+_AFTER_FIRST = "+ \t\\pP"
+"""The ASCII characters ``_after_problem`` can object to after a number; it is called only for
+these and non-ASCII ones (the rest, ``.``, ``}``, a letter, never make a number inexact there)."""
+
+
 def _after_problem(text: str, end: int) -> tuple[int, str] | None:
     """Why what follows the number ending at ``text[end]`` keeps it from being read exactly, and
     where that ends: ``42+`` (a bound), ``42±``, ``42 +/-``, ``42π``, ``42\\pi``, a combining
@@ -401,21 +415,25 @@ def _parse(text: str, match: re.Match[str]) -> Number:
     if start and (problem := _before_problem(text, start, sign is not None)):
         at, why = problem
         return _unreadable(text, at, end, f"{text[at:end]!r}: {why}")
-    if end < len(text) and (after := _after_problem(text, end)):
+    if (
+        end < len(text)
+        and ((following := text[end]) in _AFTER_FIRST or following > "\x7f")
+        and (after := _after_problem(text, end))
+    ):
         return _unreadable(text, start, after[0], f"{text[start : after[0]]!r}: {after[1]}")
     raw = text[start:end]
     num, exp, den = match.groups()
     if exp is None and den is None and len(num) < 300:  # the common case: a plain decimal
         if num.isdigit():
             value = int(num)
-            return Number(raw, start, end, -value if sign == "-" else value, 1)
+            return _exact(raw, start, end, -value if sign == "-" else value, 1)
         if "," in num:
             num = _ungrouped(num, raw)
         whole, _, decimals = num.partition(".")
         value = int(whole + decimals)
         if not value:
-            return Number(raw, start, end, 0, 1)
-        return Number(raw, start, end, -value if sign == "-" else value, 10 ** len(decimals))
+            return _exact(raw, start, end, 0, 1)
+        return _exact(raw, start, end, -value if sign == "-" else value, 10 ** len(decimals))
     if "," in num:
         num = _ungrouped(num, raw)
     if den is not None and "," in den:

@@ -19,6 +19,7 @@ from assay._errors import AssayError, InvalidInput
 from assay._files import read_regular, read_regular_text
 from assay._strict import StrictJSONError, loads_strict
 from assay.checks import all_kinds, check_task, score_answers
+from assay.cli import _platform_cmds
 from assay.cli._boundary import about, boundary, report_error, say
 from assay.cli._render import (
     kinds_document,
@@ -272,6 +273,9 @@ def hole_goal(
         if infer is not None:
             answer = answer.with_inferred(infer, lane.infer(file, line, column, infer))
     _emit(answer.to_json())
+
+
+_platform_cmds.register(app)
 
 
 def main() -> None:

@@ -30,8 +30,10 @@ def say(message: str) -> None:
 
 
 def report_error(exc: AssayError) -> int:
-    """Print ``exc`` as one line and return its exit code (for a command that goes on)."""
-    say(str(exc))
+    """Print ``exc`` as one line (one per defect when it lists several: a problem folder) and
+    return its exit code (for a command that goes on)."""
+    for line in getattr(exc, "lines", None) or [str(exc)]:
+        say(line)
     return exit_code(exc)
 
 

@@ -92,7 +92,9 @@ def fields_of(kind: Kind) -> list[tuple[str, str, str, str]]:
     """(name, type, default or 'required', description) for each spec field, own fields first."""
     rows = []
     for name, info in kind.spec.model_fields.items():
-        rows.append((name, _describe_type(info), _default(info), info.description or ""))
+        rows.append(
+            (info.alias or name, _describe_type(info), _default(info), info.description or "")
+        )
     common = {"weight", "description"}
     return [r for r in rows if r[0] not in common] + [r for r in rows if r[0] in common]
 

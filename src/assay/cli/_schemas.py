@@ -22,6 +22,17 @@ from typing import Any
 from assay._wire import WireModel, document_id
 from assay.checks import AnswerKeyScore
 from assay.cli._render import KindList
+from assay.ledger import ChainReport
+from assay.platform import (
+    Contract,
+    Preflight,
+    ProblemView,
+    Published,
+    Revision,
+    Revocation,
+    RunView,
+    SubmissionView,
+)
 from assay.proofs import Goal, HoleResult, Verdict
 from assay.sandbox import Conformance, FixtureResult
 from assay.status import Report
@@ -35,6 +46,15 @@ DOCUMENTS: tuple[tuple[type[WireModel], str], ...] = (
     (HoleResult, "`assay hole fill`"),
     (Goal, "`assay hole goal` (an answer, never a verdict)"),
     (Verdict, "a proof judgment (in `hole fill`, in proof kinds' evidence, in the judgment cache)"),
+    (ChainReport, "`assay ledger verify --json`"),
+    (Contract, "a contract, as the ledger stores it (its id is the sha256 of this JSON)"),
+    (Revision, "a revision, as the ledger stores it (its id is the sha256 of this JSON)"),
+    (Published, "`assay problem publish --json`"),
+    (ProblemView, "`assay problem show --json`"),
+    (RunView, "`assay submit --json`, `assay recheck --json`, `assay external record --json`"),
+    (SubmissionView, "`assay show --json`, `assay withdraw --json`, `assay nominate --json`"),
+    (Revocation, "`assay revoke --json`"),
+    (Preflight, "`assay preflight --json` (not verification)"),
 )
 """Every top-level document, and where assay writes it."""
 

@@ -5,9 +5,11 @@ from assay.checks._kinds import (
     _answers,
     _exec,
     _files,
+    _json_schema,
     _math,
     _program,
     _proofs,
+    _sat,
     _sql,
     _web,
 )
@@ -17,9 +19,11 @@ __all__ = [
     "_answers",
     "_exec",
     "_files",
+    "_json_schema",
     "_math",
     "_program",
     "_proofs",
+    "_sat",
     "_sql",
     "_web",
 ]

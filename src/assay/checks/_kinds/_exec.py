@@ -91,6 +91,7 @@ class PythonSpec(CodeSpec):
 class HiddenSpec(RunSpec):
     """A python check withheld from the proposer: inline or from a file beside the task."""
 
+    verifier_fields = ("file",)
     code: NonBlank | None = None
     """The withheld check, inline in the task."""
     file: NonBlank | None = None

@@ -23,6 +23,7 @@ from assay.status import Outcome
 class PathSpec(Spec):
     """A kind that reads one workspace file."""
 
+    workspace_fields = ("path",)
     path: NonBlank
     """Relative to the workspace."""
 

@@ -46,6 +46,8 @@ class ProofSpec(Spec):
 
     language: ClassVar[str] = ""
     """The proof language whose kind reads this spec (set by each kind's own subclass)."""
+    verifier_fields: ClassVar[tuple[str, ...]] = ("obligation",)
+    workspace_fields: ClassVar[tuple[str, ...]] = ("file",)
 
     file: NonBlank | None = None
     """Whole-file form: the submitted proof file, relative to the workspace."""

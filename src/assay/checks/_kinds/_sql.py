@@ -45,6 +45,7 @@ _READ_ACTIONS = {
 class SqlSpec(Spec):
     """A query the verifier runs on its own copy of a database, and what its rows must be."""
 
+    verifier_fields = ("database",)
     database: NonBlank
     """SQLite file, relative to the task file's folder: the verifier's copy, not the workspace."""
     query: NonBlank

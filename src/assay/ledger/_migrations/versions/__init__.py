@@ -1,0 +1,1 @@
+"""The ledger's schema revisions, oldest first; Alembic skips this file."""

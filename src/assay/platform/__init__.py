@@ -1,0 +1,44 @@
+"""The verification platform: problems with versioned contracts, submissions judged under the
+revision they were made under, and an append-only record of every run (in ``assay.ledger``)."""
+
+from assay.platform._allowance import AllowanceUsed
+from assay.platform._contract import Contract, ExternalStage, ReviewStage, Role, SandboxStage
+from assay.platform._folder import Draft, FolderInvalid, load_folder
+from assay.platform._platform import Platform, Work
+from assay.platform._preflight import Preflight, preflight
+from assay.platform._read import when
+from assay.platform._revision import Binding, Policy, Revision
+from assay.platform._views import (
+    ProblemView,
+    Published,
+    Revocation,
+    RunView,
+    SubmissionView,
+    Verdict,
+)
+
+__all__ = [
+    "AllowanceUsed",
+    "Binding",
+    "Contract",
+    "Draft",
+    "ExternalStage",
+    "FolderInvalid",
+    "Platform",
+    "Policy",
+    "Preflight",
+    "ProblemView",
+    "Published",
+    "ReviewStage",
+    "Revision",
+    "Revocation",
+    "Role",
+    "RunView",
+    "SandboxStage",
+    "SubmissionView",
+    "Verdict",
+    "Work",
+    "load_folder",
+    "preflight",
+    "when",
+]

@@ -1,0 +1,896 @@
+"""The platform: problems are published, submissions are judged under the revision they were
+made under, and every fact goes into the one ledger, where it is never edited.
+
+Each operation reads what it needs from the ledger and appends what happened. A run is written in
+two transactions: the submission with the start of its run, then every stage's conclusion with
+the run's end; a process killed in between leaves a run that the next start records as
+``error`` ("interrupted"), and nothing submitted is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import stat
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assay._config import Config
+from assay._errors import InvalidInput
+from assay.ledger import Blob, Entry, Ledger, NewEntry, Reader
+from assay.platform import _records as r
+from assay.platform._allowance import AllowanceUsed, next_slot, window_start
+from assay.platform._contract import NAME, Contract, ExternalStage
+from assay.platform._evaluate import Inputs, Progress, evaluate
+from assay.platform._external import apply_rule
+from assay.platform._folder import load_folder
+from assay.platform._owner import gone, me
+from assay.platform._problem_view import problem_view
+from assay.platform._publish import bind, lay_out, run_conformance
+from assay.platform._read import History, run_view, submission_view
+from assay.platform._revision import Revision
+from assay.platform._views import ProblemView, Published, Revocation, RunView, SubmissionView
+from assay.status import Status
+
+MAX_SUMMARY = 1024 * 1024
+"""A summary is an answer, not a file: a larger one is refused at the door."""
+
+
+def now() -> datetime:
+    """The wall clock, in UTC (tests inject their own)."""
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str) -> str:
+    """A fresh, unguessable id (a participant must not be able to name another's submission by
+    counting)."""
+    return f"{prefix}-{secrets.token_hex(8)}"
+
+
+def person(name: str, where: str = "--as") -> str:
+    """A participant or manager name, checked."""
+    if not NAME.fullmatch(name):
+        raise InvalidInput(
+            f"{name!r} is not a user name (letters, digits, _ . -, at most 64)", where=where
+        )
+    return name
+
+
+class Platform:
+    """Problems, submissions and runs over one ledger, with an injectable clock."""
+
+    def __init__(self, ledger: Ledger, config: Config, clock: Callable[[], datetime] = now):
+        self.ledger = ledger
+        self.config = config
+        self.clock = clock
+        self._scratch = Path(tempfile.mkdtemp(prefix="assay-platform-"))
+        self._references: dict[str, Path] = {}
+        self._documents: dict[tuple[str, str], dict[str, Any]] = {}
+        self._parsed: dict[str, Revision | Contract] = {}
+        self._manager_cache: dict[str, list[str]] = {}
+        self._conformed_cache: dict[str, set[str]] = {}
+
+    @classmethod
+    def open(
+        cls, config: Config | None = None, clock: Callable[[], datetime] | None = None
+    ) -> Platform:
+        """The platform over ``config.db``; runs left in flight by dead processes become
+        ``error`` ("interrupted")."""
+        config = config or Config.from_env()
+        platform = cls(Ledger.open(config), config, clock or now)
+        platform.sweep()
+        return platform
+
+    def close(self) -> None:
+        """Close the ledger and remove the scratch folder."""
+        shutil.rmtree(self._scratch, ignore_errors=True)
+        self.ledger.close()
+
+    def __enter__(self) -> Platform:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- publishing
+
+    def publish(self, folder: Path, by: str) -> Published:
+        """Publish a problem folder; the same folder again stores nothing new (same ids)."""
+        person(by)
+        draft = load_folder(folder)
+        managers = self._managers(draft.problem)
+        if managers and by not in managers:
+            raise InvalidInput(
+                f"{by!r} does not manage problem {draft.problem!r} (managers: "
+                f"{', '.join(managers)})",
+                where="--as",
+            )
+        revision = bind(draft, self.ledger.blobs, self.config.max_staged_mb * 1024 * 1024)
+        rid = revision.id
+        contract = draft.contract
+        entries: list[NewEntry] = []
+        at = self.clock()
+        if not managers:
+            body = r.ProblemRecord(problem=draft.problem, managers=[by])
+            entries.append(self._entry(r.PROBLEM, draft.problem, body, at, draft.problem))
+        if contract is not None and not self.ledger.find(kind=r.CONTRACT, subject=contract.id):
+            entries.append(self._entry(r.CONTRACT, contract.id, contract, at, draft.problem))
+        new = not self.ledger.find(kind=r.REVISION, subject=rid)
+        conformance: list[dict[str, Any]] = []
+        if new:
+            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem))
+            if contract is not None:
+                with tempfile.TemporaryDirectory(dir=self._scratch) as tmp:
+                    records = run_conformance(
+                        contract, revision, rid, self.config, self.ledger.blobs, Path(tmp)
+                    )
+                for record in records:
+                    conformance.append(record.to_json())
+                    entries.append(self._entry(r.CONFORMANCE, rid, record, at, draft.problem))
+        if entries:
+            self.ledger.append(*entries)
+        return Published(
+            problem=draft.problem,
+            revision=rid,
+            contract=contract.id if contract else None,
+            new=new,
+            conformance=conformance,
+        )
+
+    def problem(self, problem: str) -> ProblemView:
+        """The current revision's verification process, before anyone starts."""
+        revisions = self._revisions(problem)
+        entry = revisions[-1]
+        revision = Revision.model_validate(entry.body)
+        contract = self._contract(revision.contract) if revision.contract else None
+        return problem_view(revision, entry.subject, contract, len(revisions), entry.at)
+
+    # ---------------------------------------------------------------- submitting
+
+    def submit(
+        self,
+        problem: str,
+        artifacts: Mapping[str, Path],
+        summary: str | None,
+        participant: str,
+        attempt: str | None = None,
+    ) -> RunView:
+        """Submit work to the problem's current revision and evaluate it.
+
+        AllowanceUsed when the window is full (nothing is recorded); InvalidInput naming the role
+        for a missing, unknown or oversized artifact (recorded as refused: it counts)."""
+        work = Work(participant=participant, artifacts=artifacts, summary=summary, attempt=attempt)
+        result = self.submit_many(problem, [work])[0]
+        if isinstance(result, InvalidInput):
+            raise result
+        return result
+
+    def submit_many(self, problem: str, works: Sequence[Work]) -> list[RunView | InvalidInput]:
+        """Submit several pieces of work to the problem's current revision: one result each, in
+        order (its run, or the refusal), in two transactions for the whole batch.
+
+        Each is treated exactly as ``submit`` treats it (allowance, roles, a run of its own); a
+        batch is how a training loop records many rollouts without paying a commit for each."""
+        entry = self._revisions(problem)[-1]
+        rid = entry.subject
+        revision = self._revision(rid, entry.body)
+        contract = self._contract(revision.contract) if revision.contract else None
+        at = self.clock()
+        allowance = revision.policy.allowance
+        results: list[RunView | InvalidInput | None] = [None] * len(works)
+        batch: dict[str, int] = {}  # participant -> items of this batch that count
+        seen: dict[str, list[Entry]] = {}
+        attempts: dict[tuple[str, str | None], str] = {}
+        entries: list[NewEntry] = []
+        admitted: list[tuple[int, r.SubmissionRecord, str]] = []
+        for index, work in enumerate(works):
+            try:
+                person(work.participant)
+                if allowance is not None:
+                    if work.participant not in seen:
+                        seen[work.participant] = self.ledger.find(
+                            kind=_COUNTED,
+                            problem=problem,
+                            participant=work.participant,
+                            since=window_start(allowance, at),
+                        )
+                    slot = next_slot(
+                        allowance, seen[work.participant], at, batch.get(work.participant, 0)
+                    )
+                    if slot is not None:
+                        raise AllowanceUsed(allowance, slot)
+                key = (work.participant, work.attempt)
+                if key not in attempts or work.attempt == "new":
+                    attempts[key] = self._attempt(problem, work.participant, work.attempt)
+                attempt = attempts[key]
+            except InvalidInput as exc:
+                results[index] = exc
+                continue
+            batch[work.participant] = batch.get(work.participant, 0) + 1
+            submission = new_id("s")
+            problems = _refusals(contract, work.artifacts, work.summary)
+            if problems:
+                body = r.RefusedRecord(
+                    submission=submission,
+                    problem=problem,
+                    participant=work.participant,
+                    reason="; ".join(problems),
+                )
+                entries.append(
+                    self._entry(r.REFUSED, submission, body, at, problem, work.participant)
+                )
+                results[index] = InvalidInput("; ".join(problems), where="--artifact")
+                continue
+            record = r.SubmissionRecord(
+                submission=submission,
+                attempt=attempt,
+                problem=problem,
+                revision=rid,
+                participant=work.participant,
+                artifacts=self._store(contract, work.artifacts),
+                summary=work.summary,
+            )
+            run = new_id("r")
+            started = r.RunStartedRecord(
+                run=run, submission=submission, revision=rid, contract=revision.contract, owner=me()
+            )
+            entries.append(
+                self._entry(r.SUBMISSION, submission, record, at, problem, work.participant)
+            )
+            entries.append(
+                self._entry(r.RUN_STARTED, submission, started, at, problem, work.participant)
+            )
+            admitted.append((index, record, run))
+
+        def within_allowance(find: Reader) -> None:
+            """The same count, read inside the append's transaction, so submissions racing
+            from several processes cannot all pass it."""
+            if allowance is None:
+                return
+            for participant, count in batch.items():
+                counted = find(
+                    kind=_COUNTED,
+                    problem=problem,
+                    participant=participant,
+                    since=window_start(allowance, at),
+                )
+                slot = next_slot(allowance, counted, at, count - 1)
+                if slot is not None:
+                    raise AllowanceUsed(allowance, slot)
+
+        appended = self.ledger.append(*entries, guard=within_allowance)
+        by_subject: dict[str, list[Entry]] = {}
+        for stored in appended:
+            by_subject.setdefault(stored.subject, []).append(stored)
+        views = self._conclude(
+            [
+                (record, run, revision, contract, 0, by_subject[record.submission])
+                for _, record, run in admitted
+            ]
+        )
+        for (index, _, _), view in zip(admitted, views, strict=True):
+            results[index] = view
+        return [result for result in results if result is not None]
+
+    def _store(
+        self, contract: Contract | None, artifacts: Mapping[str, Path]
+    ) -> list[r.ArtifactRecord]:
+        """Store each artifact's bytes (capped by its role) and say what was stored."""
+        stored = []
+        for role, path in sorted(artifacts.items()):
+            declared = contract.role(role) if contract else None
+            cap = declared.max_bytes if declared else self.config.max_staged_mb * 1024 * 1024
+            tree = path.is_dir()
+            blob: Blob = (
+                self.ledger.blobs.put_tree(path, cap)
+                if tree
+                else self.ledger.blobs.put_file(path, cap)
+            )
+            stored.append(
+                r.ArtifactRecord(role=role, sha256=blob.sha256, size=blob.size, tree=tree)
+            )
+        return stored
+
+    def recheck(self, submission: str, by: str) -> RunView:
+        """A new run of the submission under its own revision (runs are never edited)."""
+        history = self._history(submission)
+        self._may_act(history, by)
+        sub = history.submission
+        revision = self._revision(sub.revision)
+        contract = self._contract(revision.contract) if revision.contract else None
+        run = new_id("r")
+        started = r.RunStartedRecord(
+            run=run,
+            submission=submission,
+            revision=sub.revision,
+            contract=revision.contract,
+            owner=me(),
+            recheck=True,
+        )
+        known = history.entries + self.ledger.append(
+            self._entry(
+                r.RUN_STARTED, submission, started, self.clock(), sub.problem, sub.participant
+            )
+        )
+        return self._carry_out(sub, run, revision, contract, 0, known)
+
+    def _carry_out(
+        self,
+        sub: r.SubmissionRecord,
+        run: str,
+        revision: Revision,
+        contract: Contract | None,
+        start: int,
+        known: list[Entry],
+    ) -> RunView:
+        """One run's remaining stages (see ``_conclude``)."""
+        return self._conclude([(sub, run, revision, contract, start, known)])[0]
+
+    def _conclude(self, runs: Sequence[_Pending]) -> list[RunView]:
+        """Evaluate each run's stages from its ``start`` and append every conclusion and each
+        run's end (or its wait) in one transaction. ``known``: each submission's entries so
+        far, so the views are built without reading them back."""
+        revocations = self.ledger.find(kind=r.REVOKED)
+        entries: list[NewEntry] = []
+        for sub, run, revision, contract, start, known in runs:
+            withdrawn = {e.body["artifact"]["role"] for e in known if e.kind == r.WITHDRAWN}
+            try:
+                progress = self._evaluate(
+                    sub, run, revision, contract, start, revocations, withdrawn
+                )
+            except Exception as exc:  # assay's machinery, never the work: recorded, not lost
+                progress = Progress(stages=[])
+                failure: str | None = (
+                    f"verification error: {type(exc).__name__} inside assay while evaluating"
+                )
+            else:
+                failure = None
+            at = self.clock()
+            for stage in progress.stages:
+                entries.append(
+                    self._entry(r.STAGE, sub.submission, stage, at, sub.problem, sub.participant)
+                )
+            if progress.awaiting is not None:
+                entries.append(
+                    self._entry(
+                        r.AWAITING,
+                        sub.submission,
+                        progress.awaiting,
+                        at,
+                        sub.problem,
+                        sub.participant,
+                    )
+                )
+            else:
+                status, detail = (Status.ERROR, failure) if failure else progress.final  # type: ignore[misc]
+                finished = r.FinishedRecord(
+                    run=run, submission=sub.submission, status=status, detail=detail
+                )
+                entries.append(
+                    self._entry(
+                        r.FINISHED, sub.submission, finished, at, sub.problem, sub.participant
+                    )
+                )
+        appended: dict[str, list[Entry]] = {}
+        for stored in self.ledger.append(*entries):
+            appended.setdefault(stored.subject, []).append(stored)
+        views = []
+        for sub, run, _, _, _, known in runs:
+            history = History(known + appended.get(sub.submission, []), revocations)
+            views.append(run_view(history, run, self._view_context(history, sub.participant)))
+        return views
+
+    def _evaluate(
+        self,
+        sub: r.SubmissionRecord,
+        run: str,
+        revision: Revision,
+        contract: Contract | None,
+        start: int,
+        revocations: list[Entry],
+        withdrawn: set[str],
+    ) -> Progress:
+        if contract is None:
+            return Progress(stages=[], record_only=True)
+        with contextlib.ExitStack() as stack:
+            workspace = None
+            if contract.roles:
+                tmp = stack.enter_context(tempfile.TemporaryDirectory(dir=self._scratch))
+                workspace = Path(tmp) / "workspace"
+                workspace.mkdir()
+                for artifact in sub.artifacts:
+                    if artifact.role not in withdrawn:
+                        self.ledger.blobs.materialize(
+                            artifact.sha256, workspace / artifact.role, tree=artifact.tree
+                        )
+            inputs = Inputs(
+                run=run,
+                contract=contract,
+                revision=revision,
+                references=self._reference_folder(sub.revision, revision),
+                workspace=workspace,
+                summary=sub.summary,
+                artifacts={a.role: a.sha256 for a in sub.artifacts},
+                config=self.config,
+                clock=self.clock,
+                conformed=self._conformed(sub.revision),
+                revoked={e.subject: e.body["why"] for e in revocations},
+                withdrawn={a.role for a in sub.artifacts if a.role in withdrawn},
+            )
+            return evaluate(inputs, start)
+
+    def _reference_folder(self, rid: str, revision: Revision) -> Path:
+        """The revision's references laid out as ``{key}``, once per platform (read-only)."""
+        folder = self._references.get(rid)
+        if folder is None:
+            folder = lay_out(revision, self.ledger.blobs, self._scratch / f"references-{rid[:16]}")
+            self._references[rid] = folder
+        return folder
+
+    # ---------------------------------------------------------------- external stages
+
+    def record_external(
+        self,
+        submission: str,
+        stage: str,
+        by: str,
+        *,
+        evidence: bytes | None = None,
+        status: Status | None = None,
+        reason: str | None = None,
+    ) -> RunView:
+        """Conclude the external stage a run of ``submission`` waits at, and carry on."""
+        person(by)
+        history = self._history(submission)
+        run = history.waiting_at(stage)
+        if run is None:
+            raise InvalidInput(f"no run of {submission} waits at stage {stage!r}", where="--stage")
+        sub = history.submission
+        revision = self._revision(sub.revision)
+        assert revision.contract is not None  # a run waits only under a contract
+        contract = self._contract(revision.contract)
+        index, definition = next((i, s) for i, s in enumerate(contract.stages) if s.name == stage)
+        assert isinstance(definition, ExternalStage)
+        at = self.clock()
+        evidence_sha = None
+        if definition.mechanism == "rule":
+            allowed = definition.supplied_by or []
+            if by not in allowed or by == sub.participant:
+                who = ", ".join(allowed)
+                raise InvalidInput(
+                    f"{by!r} may not supply evidence for stage {stage!r} (supplied by: {who}): "
+                    "a participant's account of its own work is never evidence",
+                    where="--as",
+                )
+            if evidence is None or status is not None:
+                raise InvalidInput(
+                    "a rule stage takes --evidence FILE (assay applies the rule), not --result",
+                    where="--evidence",
+                )
+            assert definition.evidence_schema is not None
+            concluded, detail = apply_rule(definition.evidence_schema, evidence, self.config)
+            evidence_sha = self.ledger.blobs.put_bytes(evidence).sha256
+        else:
+            if by != definition.party:
+                raise InvalidInput(
+                    f"only {definition.party!r} records stage {stage!r}", where="--as"
+                )
+            if status is None or status is Status.ERROR or not reason or evidence is not None:
+                raise InvalidInput(
+                    "a party stage takes --result verified|refuted|inconclusive and --reason",
+                    where="--result",
+                )
+            concluded, detail = status, reason
+        external = r.ExternalRecord(
+            run=run,
+            stage=stage,
+            mechanism=definition.mechanism,
+            by=by,
+            status=concluded,
+            reason=detail,
+            evidence_sha256=evidence_sha,
+        )
+        stage_record = r.StageRecord(
+            run=run,
+            name=stage,
+            type="external",
+            status=concluded,
+            detail=detail,
+            mechanism=definition.mechanism,
+            checkers=[f"{definition.mechanism}:{definition.party or revision.contract}"],
+            inputs={"evidence": evidence_sha} if evidence_sha else {},
+            started=history.awaiting_since(run) or at,
+            finished=at,
+            recorded_by=by,
+        )
+        before = [
+            self._entry(r.EXTERNAL, submission, external, at, sub.problem, sub.participant),
+            self._entry(r.STAGE, submission, stage_record, at, sub.problem, sub.participant),
+        ]
+        if concluded is not Status.VERIFIED:
+            finished = r.FinishedRecord(
+                run=run,
+                submission=submission,
+                status=concluded,
+                detail=f"stage {stage!r}: {detail}",
+            )
+            before.append(
+                self._entry(r.FINISHED, submission, finished, at, sub.problem, sub.participant)
+            )
+            self.ledger.append(*before)
+            history = self._history(submission)
+            return run_view(history, run, self._view_context(history, by))
+        resumed = r.ResumedRecord(run=run, stage=stage, owner=me())
+        before.append(self._entry(r.RESUMED, submission, resumed, at, sub.problem, sub.participant))
+        known = history.entries + self.ledger.append(*before)
+        return self._carry_out(sub, run, revision, contract, index + 1, known)
+
+    # ---------------------------------------------------------------- records about records
+
+    def revoke(self, checker: str, why: str, by: str) -> Revocation:
+        """Revoke every run ``checker`` produced: still readable, marked, no longer counted."""
+        person(by)
+        if not why.strip():
+            raise InvalidInput("say why the checker is revoked", where="--why")
+        stages = [
+            e for e in self.ledger.find(kind=r.STAGE) if checker in e.body.get("checkers", [])
+        ]
+        if not stages and not checker.startswith(("assay:", "program:", "rule:", "party:")):
+            raise InvalidInput(
+                f"{checker!r} produced no run and is not a checker id (assay:KIND@VERSION, "
+                "program:SHA256, rule:..., party:NAME)",
+                where="--checker",
+            )
+        problems = sorted({e.problem for e in stages if e.problem})
+        unmanaged = [p for p in problems if by not in self._managers(p)]
+        if unmanaged or (not problems and not self._manages_any(by)):
+            named = ", ".join(unmanaged) if unmanaged else "any problem here"
+            raise InvalidInput(
+                f"{by!r} does not manage {named}; only a manager of every problem a checker "
+                "judged may revoke it",
+                where="--as",
+            )
+        body = r.RevokedRecord(checker=checker, why=why, by=by)
+        self.ledger.append(self._entry(r.REVOKED, checker, body, self.clock()))
+        runs = sorted({e.body["run"] for e in stages})
+        return Revocation(checker=checker, why=why, runs=runs)
+
+    def withdraw(self, submission: str, role: str, by: str) -> SubmissionView:
+        """Delete an artifact's bytes; every run that examined it still states what it was."""
+        history = self._history(submission)
+        self._may_act(history, by)
+        sub = history.submission
+        artifact = next((a for a in sub.artifacts if a.role == role), None)
+        if artifact is None:
+            raise InvalidInput(f"{submission} has no artifact {role!r}", where="ROLE")
+        if role in self._withdrawn(submission):
+            raise InvalidInput(
+                f"artifact {role!r} of {submission} is already withdrawn", where="ROLE"
+            )
+        body = r.WithdrawnRecord(submission=submission, artifact=artifact, by=by)
+        self.ledger.append(
+            self._entry(r.WITHDRAWN, submission, body, self.clock(), sub.problem, sub.participant)
+        )
+        if artifact.sha256 not in self._live_blobs():
+            self.ledger.blobs.delete(artifact.sha256, tree=artifact.tree)
+        return self.show(submission, by)
+
+    def nominate(self, submission: str, by: str) -> SubmissionView:
+        """Name this submission the participant's final one for its problem."""
+        history = self._history(submission)
+        sub = history.submission
+        if by != sub.participant:
+            raise InvalidInput("only the participant who submitted it nominates it", where="--as")
+        entry = self._revisions(sub.problem)[-1]
+        independent = Revision.model_validate(entry.body).policy.independent_entry
+        at = self.clock()
+        if independent is not None and at >= independent.cutoff:
+            raise InvalidInput(
+                f"nominations closed at the cutoff ({independent.cutoff.isoformat()})",
+                where="SUBMISSION",
+            )
+        body = r.NominatedRecord(submission=submission, problem=sub.problem, participant=by)
+        self.ledger.append(self._entry(r.NOMINATED, submission, body, at, sub.problem, by))
+        return self.show(submission, by)
+
+    # ---------------------------------------------------------------- reading
+
+    def show(self, submission: str, viewer: str) -> SubmissionView:
+        """The submission, its runs and its current verdict, as ``viewer`` may see them."""
+        person(viewer)
+        history = self._history(submission)
+        context = self._view_context(history, viewer)
+        nominated = self._nominated(history.submission)
+        return submission_view(history, context, nominated == submission)
+
+    def sweep(self) -> list[str]:
+        """Record as ``error`` ("interrupted") every run whose evaluating process is gone.
+
+        The runs are re-read inside the append's transaction, so two processes sweeping at once
+        (or a run finishing meanwhile) never give one run two ends."""
+        states = (r.RUN_STARTED, r.RESUMED, r.AWAITING, r.FINISHED)
+        for _ in range(3):
+            latest: dict[str, Entry] = {}
+            for entry in self.ledger.find(kind=states):
+                latest[entry.body["run"]] = entry
+            stale = {
+                run: entry
+                for run, entry in latest.items()
+                if entry.kind in (r.RUN_STARTED, r.RESUMED)
+                and gone(r.Owner.model_validate(entry.body["owner"]))
+            }
+            if not stale:
+                return []
+
+            def unchanged(find: Reader, stale: dict[str, Entry] = stale) -> None:
+                for run, entry in stale.items():
+                    now = [
+                        e for e in find(kind=states, subject=entry.subject) if e.body["run"] == run
+                    ]
+                    if not now or now[-1].seq != entry.seq:
+                        raise _Raced
+
+            entries = [self._interrupted(run, entry) for run, entry in stale.items()]
+            try:
+                self.ledger.append(*entries, guard=unchanged)
+            except _Raced:
+                continue
+            return list(stale)
+        return []
+
+    def _interrupted(self, run: str, entry: Entry) -> NewEntry:
+        owner = r.Owner.model_validate(entry.body["owner"])
+        finished = r.FinishedRecord(
+            run=run,
+            submission=entry.subject,
+            status=Status.ERROR,
+            detail=f"interrupted: the process evaluating this run (pid {owner.pid}) stopped "
+            "before it finished; re-check the submission",
+            interrupted=True,
+        )
+        return self._entry(
+            r.FINISHED, entry.subject, finished, self.clock(), entry.problem, entry.participant
+        )
+
+    # ---------------------------------------------------------------- helpers
+
+    def _entry(
+        self,
+        kind: str,
+        subject: str,
+        body: Any,
+        at: datetime,
+        problem: str | None = None,
+        participant: str | None = None,
+    ) -> NewEntry:
+        return NewEntry(
+            kind=kind,
+            subject=subject,
+            body=body.to_json(),
+            problem=problem,
+            participant=participant,
+            at=at,
+        )
+
+    def _revisions(self, problem: str) -> list[Entry]:
+        found = self.ledger.find(kind=r.REVISION, problem=problem)
+        if not found:
+            raise InvalidInput(f"no problem {problem!r} is published here", where="PROBLEM")
+        return found
+
+    def _managers(self, problem: str) -> list[str]:
+        """The problem's managers (fixed when it is first published, so cached once known)."""
+        if problem not in self._manager_cache:
+            found = self.ledger.find(kind=r.PROBLEM, subject=problem)
+            if not found:
+                return []
+            self._manager_cache[problem] = list(found[0].body["managers"])
+        return self._manager_cache[problem]
+
+    def _manages_any(self, by: str) -> bool:
+        return any(by in e.body["managers"] for e in self.ledger.find(kind=r.PROBLEM))
+
+    def _document(self, kind: str, subject: str) -> dict[str, Any]:
+        key = (kind, subject)
+        if key not in self._documents:
+            found = self.ledger.find(kind=kind, subject=subject)
+            if not found:
+                raise InvalidInput(f"no {kind.split('.')[0]} {subject!r} here", where=kind)
+            self._documents[key] = found[0].body
+        return self._documents[key]
+
+    def _revision(self, rid: str, body: dict[str, Any] | None = None) -> Revision:
+        """A revision by id, parsed once (revisions are immutable)."""
+        found = self._parsed.get(rid)
+        if not isinstance(found, Revision):
+            found = Revision.model_validate(body or self._document(r.REVISION, rid))
+            self._parsed[rid] = found
+        return found
+
+    def _contract(self, cid: str) -> Contract:
+        """A contract by id, parsed once (contracts are immutable)."""
+        found = self._parsed.get(cid)
+        if not isinstance(found, Contract):
+            found = Contract.model_validate(self._document(r.CONTRACT, cid))
+            self._parsed[cid] = found
+        return found
+
+    def _conformed(self, rid: str) -> set[str]:
+        """Program checkers that conformed for the revision (recorded with it, so cached)."""
+        if rid not in self._conformed_cache:
+            self._conformed_cache[rid] = {
+                e.body["checker"]
+                for e in self.ledger.find(kind=r.CONFORMANCE, subject=rid)
+                if e.body["passed"]
+            }
+        return self._conformed_cache[rid]
+
+    def _history(self, submission: str) -> History:
+        entries = self.ledger.find(subject=submission)
+        if not any(e.kind == r.SUBMISSION for e in entries):
+            raise InvalidInput(f"no submission {submission!r} here", where="SUBMISSION")
+        return History(entries, self.ledger.find(kind=r.REVOKED))
+
+    def _withdrawn(self, submission: str) -> set[str]:
+        return {
+            e.body["artifact"]["role"]
+            for e in self.ledger.find(kind=r.WITHDRAWN, subject=submission)
+        }
+
+    def _live_blobs(self) -> set[str]:
+        """Every sha256 a revision or a non-withdrawn artifact still names."""
+        live: set[str] = set()
+        withdrawn = {
+            (e.subject, e.body["artifact"]["role"]) for e in self.ledger.find(kind=r.WITHDRAWN)
+        }
+        for entry in self.ledger.find(kind=r.SUBMISSION):
+            for artifact in entry.body["artifacts"]:
+                if (entry.subject, artifact["role"]) not in withdrawn:
+                    live.add(artifact["sha256"])
+                    if artifact["tree"]:
+                        live.update(f[1] for f in self.ledger.blobs.manifest(artifact["sha256"]))
+        for entry in self.ledger.find(kind=r.REVISION):
+            revision = Revision.model_validate(entry.body)
+            bindings = [
+                revision.statement,
+                *revision.skills.values(),
+                *revision.references.values(),
+                *revision.fixtures.values(),
+            ]
+            for binding in bindings:
+                live.add(binding.sha256)
+                if binding.tree:
+                    live.update(f[1] for f in self.ledger.blobs.manifest(binding.sha256))
+        return live
+
+    def _attempt(self, problem: str, participant: str, attempt: str | None) -> str:
+        if attempt == "new":
+            return new_id("a")
+        if attempt is None:
+            last = self.ledger.find(
+                kind=r.SUBMISSION, problem=problem, participant=participant, newest=1
+            )
+            return str(last[0].body["attempt"]) if last else new_id("a")
+        mine = self.ledger.find(kind=r.SUBMISSION, problem=problem, participant=participant)
+        if not any(e.body["attempt"] == attempt for e in mine):
+            raise InvalidInput(
+                f"{attempt!r} is not one of your attempts on {problem!r} (use 'new' to start one)",
+                where="--attempt",
+            )
+        return attempt
+
+    def _may_act(self, history: History, by: str) -> None:
+        person(by)
+        sub = history.submission
+        if by != sub.participant and by not in self._managers(sub.problem):
+            raise InvalidInput(
+                f"{by!r} is neither the participant nor a manager of {sub.problem!r}", where="--as"
+            )
+
+    def _nominated(self, sub: r.SubmissionRecord) -> str | None:
+        found = self.ledger.find(kind=r.NOMINATED, problem=sub.problem, participant=sub.participant)
+        return found[-1].subject if found else None
+
+    def _view_context(self, history: History, viewer: str) -> Any:
+        from assay.platform._read import ViewContext
+
+        sub = history.submission
+        revision = self._revision(sub.revision)
+        manager = viewer in self._managers(sub.problem)
+        at = self.clock()
+        independent = revision.policy.independent_entry
+        if (
+            not manager
+            and viewer != sub.participant
+            and independent is not None
+            and at < independent.cutoff
+        ):
+            raise InvalidInput(
+                "submissions are private to their participant until the cutoff "
+                f"({independent.cutoff.isoformat()})",
+                where="SUBMISSION",
+            )
+        return ViewContext(revision=revision, manager=manager, now=at)
+
+
+_COUNTED = (r.SUBMISSION, r.REFUSED, r.FINISHED)
+"""What an allowance reads: submissions, refusals, and how first runs ended."""
+
+_Pending = tuple[r.SubmissionRecord, str, Revision, "Contract | None", int, list[Entry]]
+"""A run to carry on: its submission, id, revision, contract, first stage, entries so far."""
+
+
+@dataclass(frozen=True)
+class Work:
+    """One piece of work to submit (``Platform.submit_many``)."""
+
+    participant: str
+    artifacts: Mapping[str, Path] = field(default_factory=dict)
+    summary: str | None = None
+    attempt: str | None = None
+
+
+class _Raced(Exception):
+    """Another process changed a run between the sweep's read and its write (caught in sweep)."""
+
+
+def _refusals(
+    contract: Contract | None, artifacts: Mapping[str, Path], summary: str | None
+) -> list[str]:
+    """Why a submission is refused at the door, one reason per role."""
+    problems = []
+    if summary is not None and len(summary.encode("utf-8", "surrogatepass")) > MAX_SUMMARY:
+        problems.append(f"the summary is larger than {MAX_SUMMARY} bytes")
+    for given in artifacts:
+        if not NAME.fullmatch(given):
+            problems.append(f"{given!r} is not a role name")
+        elif contract is not None and contract.role(given) is None:
+            declared = ", ".join(x.name for x in contract.roles) or "none"
+            problems.append(f"unknown role {given!r} (this problem's roles: {declared})")
+    if contract is None:
+        return problems
+    for role in contract.roles:
+        path = artifacts.get(role.name)
+        if path is None:
+            if role.required:
+                problems.append(f"role {role.name!r} is required and was not given")
+            continue
+        size = _size(path)
+        if isinstance(size, str):
+            problems.append(f"role {role.name!r}: {size}")
+        elif size > role.max_bytes:
+            problems.append(
+                f"role {role.name!r}: {size} bytes is larger than its {role.max_bytes} byte limit"
+            )
+    if not artifacts and summary is None:
+        problems.append("nothing was submitted (give --artifact ROLE=PATH or --summary)")
+    return problems
+
+
+def _size(path: Path) -> int | str:
+    """Bytes in a file or a folder (regular files and folders only)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        return f"{str(path)!r} cannot be read ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return os.lstat(path).st_size
+    if not stat.S_ISDIR(mode):
+        return f"{str(path)!r} is not a regular file or a folder"
+    total = 0
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            info = os.lstat(os.path.join(root, name))
+            if stat.S_ISLNK(info.st_mode):
+                return f"{os.path.join(root, name)!r} is a symbolic link (give files and folders)"
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+            elif not stat.S_ISDIR(info.st_mode):
+                return f"{os.path.join(root, name)!r} is not a regular file or a folder"
+    return total

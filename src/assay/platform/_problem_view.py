@@ -1,0 +1,82 @@
+"""``assay problem show``: the verification process, stated before anyone starts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage
+from assay.platform._evaluate import REVIEW_NOT_BUILT
+from assay.platform._revision import Revision
+from assay.platform._views import ProblemView, ReferenceView, StageSummary
+
+
+def _establishes(stage: SandboxStage | ReviewStage | ExternalStage) -> str:
+    if stage.establishes:
+        return stage.establishes
+    if isinstance(stage, SandboxStage):
+        kinds = ", ".join(str(c.get("kind")) for c in stage.checks)
+        rule = "every check passes" if stage.mode == "all" else "the weighted checks"
+        return f"assay runs {len(stage.checks)} check(s) ({kinds}); it passes when {rule}"
+    if isinstance(stage, ReviewStage):
+        return REVIEW_NOT_BUILT
+    if stage.mechanism == "party":
+        return f"{stage.party} records verified, refuted or inconclusive with a reason"
+    return "assay applies the stage's JSON Schema to evidence someone supplies"
+
+
+def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
+    if isinstance(stage, SandboxStage):
+        checks = [str(c.get("description") or c.get("kind")) for c in stage.checks]
+        return StageSummary(
+            name=stage.name, type=stage.type, establishes=_establishes(stage), checks=checks
+        )
+    if isinstance(stage, ReviewStage):
+        return StageSummary(
+            name=stage.name,
+            type=stage.type,
+            establishes=_establishes(stage),
+            protocol=stage.protocol,
+        )
+    return StageSummary(
+        name=stage.name,
+        type=stage.type,
+        establishes=_establishes(stage),
+        mechanism=stage.mechanism,
+        party=stage.party,
+        rule=stage.evidence_schema,
+        supplied_by=stage.supplied_by,
+    )
+
+
+def problem_view(
+    revision: Revision, rid: str, contract: Contract | None, revisions: int, published: datetime
+) -> ProblemView:
+    """The current revision's process: stages in order, roles, references (sealed ones too)."""
+    described = {r.key: r.description for r in contract.references} if contract else {}
+    return ProblemView(
+        problem=revision.problem,
+        title=revision.title,
+        revision=rid,
+        contract=revision.contract,
+        revisions=revisions,
+        acceptance=contract.acceptance if contract else None,
+        roles=[r.to_json() for r in contract.roles] if contract else [],
+        references=[
+            ReferenceView(
+                key=key,
+                size=binding.size,
+                sha256=binding.sha256,
+                folder=binding.tree,
+                sealed_until=revision.unseals_at(key),
+                description=described.get(key),
+            )
+            for key, binding in sorted(revision.references.items())
+        ],
+        stages=[_summary(s) for s in (contract.stages if contract else [])],
+        skills=[
+            {"path": path, "sha256": b.sha256, "size": b.size}
+            for path, b in sorted(revision.skills.items())
+        ],
+        policy=revision.policy.to_json(),
+        published=published,
+    )

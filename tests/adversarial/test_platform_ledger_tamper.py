@@ -1,0 +1,87 @@
+"""Tampering with what the platform recorded, as someone holding the store's files could.
+
+Found (xfail until fixed): ``assay ledger verify`` walks the hash chain only. A blob (a
+reference's or an artifact's bytes, in ``<root>/<sha[:2]>/<sha>``) that is edited in place or
+deleted leaves the chain intact, so verify exits 0 "intact" while re-checks of every submission
+that names it now end in ``error``. (Reads do refuse corrupt bytes: nothing wrong is ever
+verified from them; the finding is that the one command meant to say "nothing was tampered
+with" says so.)
+
+Also a documented limit, not tested here: removing rows from the END of the chain, or rewriting
+the chain from an edited row with every hash recomputed, keeps it intact; only comparing
+``head`` with a copy kept elsewhere shows it, and ``ledger verify`` takes no head to compare.
+
+Refused correctly (passing): a run's recorded status edited from refuted to verified with raw SQL
+is named by ``ledger verify`` (exit 1, the row).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from assay.status import Status
+from tests.adversarial.platform_attacks import (
+    FINDING,
+    Clock,
+    answer_contract,
+    make_problem,
+    opened,
+    store,
+)
+from tests.ledger.helpers import tamper
+from tests.platform.conftest import ASSAY, SCHEMA_CONTRACT, SCHEMA_FILES, artifact
+
+
+def _verify(db_url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ASSAY_DB": db_url, "ASSAY_BLOBS": str(tmp_path / "blobs")}
+    return subprocess.run(
+        [str(ASSAY), "ledger", "verify"], env=env, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="ledger verify walks the chain only: an edited or deleted blob leaves it 'intact'",
+)
+@pytest.mark.parametrize("how", ["edit", "delete"])
+def test_ledger_verify_notices_a_tampered_reference_blob(tmp_path: Path, how: str) -> None:
+    db_url = f"sqlite:///{tmp_path}/l.db"
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=SCHEMA_CONTRACT, files=SCHEMA_FILES), "m")
+        run = platform.submit("demo", {"doc": artifact(tmp_path, "d.json", '{"x": 1}')}, None, "a")
+        assert run.status is Status.VERIFIED
+        sha = platform.problem("demo").references[0].sha256
+    blob = tmp_path / "blobs" / sha[:2] / sha
+    if how == "edit":
+        blob.chmod(0o600)
+        blob.write_text('{"type": "object"}')
+    else:
+        blob.unlink()
+    done = _verify(db_url, tmp_path)
+    assert done.returncode == 1, done.stdout
+
+
+@pytest.mark.slow
+def test_ledger_verify_names_a_run_edited_from_refuted_to_verified(
+    db_url: str, tmp_path: Path
+) -> None:
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=answer_contract()), "mgr")
+        run = platform.submit("demo", {}, "41", "alice")
+        assert run.status is Status.REFUTED
+        seq = platform.ledger.find(kind="run.finished")[0].seq
+    tamper(
+        db_url,
+        f"UPDATE history SET body = REPLACE(body, '\"refuted\"', '\"verified\"') WHERE seq = {seq}",
+    )
+    done = _verify(db_url, tmp_path)
+    assert done.returncode == 1
+    assert f"row {seq} was edited" in done.stdout

@@ -1,0 +1,277 @@
+"""Sealed references, held results and hidden expected values reaching someone who must not see
+them.
+
+Found (xfail until fixed):
+- a check's verifier-side path may climb out of its reference key with ``..``
+  (``mine/../../references-<rid>/labels``): publishing accepts it (only the first part is
+  checked against the declared keys), the platform lays every revision's references out side by
+  side in one scratch folder, so an author's check reads another problem's sealed reference (or
+  a host file) and its detail, not marked as reading anything sealed, shows it;
+- held results leak through ``assay external record``: before the score release its error
+  says "no run ... waits at stage" when an earlier stage failed, and something else when the
+  run passed it and waits;
+- expected values written in the contract (``answer_number``'s value, ``file_equals``'s
+  content, ``answer_one_of``'s values) are quoted to the participant in the run's detail and
+  evidence after one wrong submission, though ``assay problem show`` does not show them.
+
+Refused correctly (passing): the detail and evidence of a check that reads a sealed reference
+are withheld from the participant in submit, show and recheck, shown to a manager, and shown to
+the participant once the label release passes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay._errors import InvalidInput
+from tests.adversarial.platform_attacks import (
+    FINDING,
+    SEALED_UNTIL,
+    Clock,
+    artifact,
+    make_problem,
+    opened,
+    store,
+)
+
+CNF = "p cnf 3 2\n1 -2 0\n3 0\n"
+"""The victim's sealed formula: its second clause, ``3``, is the secret the attack reads."""
+
+ALL_FALSE = "v -1 -2 -3 0\n"
+
+
+def _sealed_sat(sealed_until: str = SEALED_UNTIL) -> dict[str, Any]:
+    return {
+        "roles": [{"name": "a", "max_bytes": 1000}],
+        "references": [{"key": "labels", "path": "labels.cnf", "sealed_until": sealed_until}],
+        "acceptance": "The assignment satisfies the sealed formula.",
+        "stages": [
+            {
+                "name": "held-out",
+                "type": "sandbox",
+                "checks": [{"kind": "sat_assignment", "artifact": "a", "formula": "labels"}],
+            }
+        ],
+    }
+
+
+def _climbing(formula: str) -> dict[str, Any]:
+    return {
+        "roles": [{"name": "a", "max_bytes": 1000}],
+        "references": [{"key": "mine", "path": "mine"}],
+        "acceptance": "whatever",
+        "stages": [
+            {
+                "name": "s",
+                "type": "sandbox",
+                "checks": [{"kind": "sat_assignment", "artifact": "a", "formula": formula}],
+            }
+        ],
+    }
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="verifier-side paths may contain '..': an author's check reads another problem's "
+    "sealed reference from the shared scratch folder and shows it",
+)
+def test_a_check_path_climbs_into_another_problems_sealed_reference(
+    db_url: str, tmp_path: Path
+) -> None:
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        victim = platform.publish(
+            make_problem(
+                tmp_path, problem="victim", contract=_sealed_sat(), files={"labels.cnf": CNF}
+            ),
+            "alice",
+        )
+        platform.submit("victim", {"a": artifact(tmp_path, "x", ALL_FALSE)}, None, "carol")
+        formula = f"mine/../../references-{victim.revision[:16]}/labels"
+        evil = make_problem(
+            tmp_path, problem="evil", contract=_climbing(formula), files={"mine/x": "x"}
+        )
+        try:
+            platform.publish(evil, "mallory")
+        except InvalidInput:
+            return  # refused at the door: the fix
+        run = platform.submit("evil", {"a": artifact(tmp_path, "y", ALL_FALSE)}, None, "mallory")
+    shown = json.dumps(run.to_json())
+    assert "line 3 of the formula: 3" not in shown, "the victim's sealed clause was shown"
+    assert run.status is not None and run.status.value == "error", shown
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="verifier-side paths may contain '..' (publishing checks only the first part)",
+)
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"kind": "sat_assignment", "artifact": "a", "formula": "mine/../../../../../etc/hostname"},
+        {"kind": "json_schema", "artifact": "a", "schema": "mine/../../../../../etc/os-release"},
+        {"kind": "sat_assignment", "artifact": "a", "formula": "mine/./../mine/../../x"},
+    ],
+    ids=["sat-host-file", "schema-host-file", "dot-dot-back-in"],
+)
+def test_publishing_refuses_a_verifier_path_that_climbs_out_of_its_key(
+    tmp_path: Path, check: dict[str, Any]
+) -> None:
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    contract = _climbing("mine")
+    contract["stages"][0]["checks"] = [check]
+    folder = make_problem(tmp_path, problem="evil", contract=contract, files={"mine/x": "x"})
+    with opened(config, Clock()) as platform, pytest.raises(InvalidInput, match=r"\.\."):
+        platform.publish(folder, "mallory")
+
+
+RULE_AFTER_ANSWER: dict[str, Any] = {
+    "acceptance": "The answer is 42, and the benchmark report says it passed.",
+    "stages": [
+        {
+            "name": "answer",
+            "type": "sandbox",
+            "checks": [{"kind": "answer_equals", "value": "42"}],
+        },
+        {
+            "name": "ci",
+            "type": "external",
+            "mechanism": "rule",
+            "evidence_schema": {"type": "object", "required": ["passed"]},
+            "supplied_by": ["ci"],
+        },
+    ],
+}
+
+HELD = {"release": {"results": "held", "score_release": SEALED_UNTIL}}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="before the score release, external record's errors differ when the earlier stage "
+    "failed ('no run waits') and when it passed (the run waits)",
+)
+@pytest.mark.parametrize("who", ["alice", "mallory"], ids=["participant", "anyone"])
+def test_held_results_leak_through_external_record(db_url: str, tmp_path: Path, who: str) -> None:
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(
+            make_problem(tmp_path, problem="held", contract=RULE_AFTER_ANSWER, policy=HELD), "mgr"
+        )
+        said = {}
+        for guess in ("41", "42"):
+            run = platform.submit("held", {}, guess, "alice")
+            assert run.status is None and run.label.startswith("Recorded; results on")
+            try:
+                platform.record_external(run.submission, "ci", who, evidence=b"not json")
+            except InvalidInput as exc:
+                said[guess] = str(exc).replace(run.submission, "SUBMISSION")
+            else:
+                said[guess] = "accepted"
+    assert said["41"] == said["42"], f"the held result leaks: {said}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="expected values inline in a contract are quoted in the participant's view of a "
+    "run, though problem show does not reveal them",
+)
+@pytest.mark.parametrize(
+    ("check", "summary", "files", "secret"),
+    [
+        ({"kind": "answer_number", "value": 987654}, "41", {}, "987654"),
+        (
+            {"kind": "answer_one_of", "values": ["Ulaanbaatar", "Ulan Bator"]},
+            "Paris",
+            {},
+            "Ulaanbaatar",
+        ),
+        (
+            {"kind": "file_equals", "path": "doc", "value": "SECRET-CONTENT"},
+            None,
+            {"doc": "guess"},
+            "SECRET-CONTENT",
+        ),
+        (
+            {"kind": "file_json", "path": "doc", "key": "k", "value": "SECRET-VALUE"},
+            None,
+            {"doc": '{"k": 1}'},
+            "SECRET-VALUE",
+        ),
+    ],
+    ids=["answer_number", "answer_one_of", "file_equals", "file_json"],
+)
+def test_inline_expected_values_are_not_quoted_to_participants(
+    tmp_path: Path,
+    check: dict[str, Any],
+    summary: str | None,
+    files: dict[str, str],
+    secret: str,
+) -> None:
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    contract: dict[str, Any] = {
+        "roles": [{"name": "doc", "required": False, "max_bytes": 1000}],
+        "acceptance": "The right value.",
+        "stages": [{"name": "s", "type": "sandbox", "checks": [check]}],
+    }
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, problem="p", contract=contract), "mgr")
+        public = json.dumps(platform.problem("p").to_json())
+        given = {role: artifact(tmp_path, role, text) for role, text in files.items()}
+        run = platform.submit("p", given, summary, "alice")
+        seen = json.dumps(run.to_json()) + json.dumps(
+            platform.show(run.submission, "alice").to_json()
+        )
+    assert run.status is not None and run.status.value == "refuted"
+    # either the process shows the value before anyone starts, or the runs never quote it
+    assert secret in public or secret not in seen, f"{secret!r} reached the participant"
+
+
+# ------------------------------------------------------------------ refused correctly
+
+
+def test_a_sealed_checks_detail_is_withheld_until_it_unseals(db_url: str, tmp_path: Path) -> None:
+    config = store(db_url, tmp_path)
+    clock = Clock()
+    with opened(config, clock) as platform:
+        platform.publish(
+            make_problem(tmp_path, problem="v", contract=_sealed_sat(), files={"labels.cnf": CNF}),
+            "mgr",
+        )
+        run = platform.submit("v", {"a": artifact(tmp_path, "x", ALL_FALSE)}, None, "alice")
+        assert run.status is not None and run.status.value == "refuted"
+        for view in (
+            run,
+            platform.show(run.submission, "alice"),
+            platform.recheck(run.submission, "alice"),
+        ):
+            text = json.dumps(view.to_json())
+            assert "line 3" not in text and '"literals"' not in text, text
+            assert "withheld until 2031-01-01T00:00:00Z" in text
+        assert "line 3 of the formula: 3" in json.dumps(
+            platform.show(run.submission, "mgr").to_json()
+        )
+        clock.advance(days=800)  # past the unseal date
+        assert "line 3 of the formula: 3" in json.dumps(
+            platform.show(run.submission, "alice").to_json()
+        )
+
+
+def test_problem_show_names_a_sealed_reference_without_its_bytes(tmp_path: Path) -> None:
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(
+            make_problem(tmp_path, problem="v", contract=_sealed_sat(), files={"labels.cnf": CNF}),
+            "mgr",
+        )
+        shown = json.dumps(platform.problem("v").to_json())
+    assert "labels" in shown and "2031-01-01" in shown
+    assert "p cnf" not in shown and "-2 0" not in shown

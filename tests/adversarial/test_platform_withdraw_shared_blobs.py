@@ -1,0 +1,87 @@
+"""Withdrawing an artifact deletes bytes other records still need.
+
+Blobs are content-addressed, so equal bytes are one blob. ``withdraw`` checks that the withdrawn
+artifact's own sha256 is named nowhere else before deleting it, but for a folder artifact it
+then deletes every file the folder's manifest lists, whoever else names those bytes.
+
+Found (xfail until fixed): a participant submits a folder holding a copy of the problem's public
+reference (or of another participant's artifact, e.g. a published good example) and withdraws
+it: the reference's bytes are gone, and every later run of everyone ends in ``error``
+(BlobMissing), a re-check of the other participant's verified submission too.
+
+Refused correctly (passing): withdrawing a single file whose bytes equal a reference keeps the
+reference; the withdrawn artifact's role, size and sha256 stay stated.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.adversarial.platform_attacks import FINDING, Clock, artifact, make_problem, opened, store
+from tests.platform.conftest import SCHEMA, SCHEMA_FILES
+
+CONTRACT = {
+    "roles": [{"name": "doc", "required": True, "max_bytes": 10_000}],
+    "references": [{"key": "schema", "path": "reference/schema.json"}],
+    "acceptance": "The document meets the schema.",
+    "stages": [
+        {
+            "name": "shape",
+            "type": "sandbox",
+            "checks": [{"kind": "json_schema", "artifact": "doc", "schema": "schema"}],
+        }
+    ],
+}
+GOOD = '{"x": 1}'
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=FINDING,
+    reason="withdrawing a folder deletes every blob its manifest lists, also those a reference "
+    "or another participant's artifact still names",
+)
+@pytest.mark.parametrize("copied", ["reference", "other-artifact"])
+def test_withdrawing_a_folder_keeps_bytes_others_still_name(
+    db_url: str, tmp_path: Path, copied: str
+) -> None:
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=CONTRACT, files=SCHEMA_FILES), "mgr")
+        bob = platform.submit("demo", {"doc": artifact(tmp_path, "bob.json", GOOD)}, None, "bob")
+        assert bob.status is not None and bob.status.value == "verified"
+        folder = tmp_path / "alice-folder"
+        folder.mkdir()
+        if copied == "reference":
+            (folder / "copy.json").write_text(json.dumps(SCHEMA))
+        else:
+            (folder / "copy.json").write_text(GOOD)
+        alice = platform.submit("demo", {"doc": folder}, None, "alice")
+        platform.withdraw(alice.submission, "doc", "alice")
+        reference = platform.problem("demo").references[0].sha256
+        bobs = bob.stages[0].inputs["artifact:doc"]
+        assert platform.ledger.blobs.has(reference), "the problem's reference bytes were deleted"
+        assert platform.ledger.blobs.has(bobs), "bob's artifact bytes were deleted"
+    with opened(config, Clock()) as fresh:  # a new process lays the references out again
+        again = fresh.recheck(bob.submission, "bob")
+        assert again.status is not None and again.status.value == "verified", again.detail
+
+
+def test_withdrawing_a_file_equal_to_a_reference_keeps_the_reference(
+    db_url: str, tmp_path: Path
+) -> None:
+    config = store(db_url, tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=CONTRACT, files=SCHEMA_FILES), "mgr")
+        copy = artifact(tmp_path, "copy.json", json.dumps(SCHEMA))
+        alice = platform.submit("demo", {"doc": copy}, None, "alice")
+        shown = platform.withdraw(alice.submission, "doc", "alice")
+        reference = platform.problem("demo").references[0].sha256
+        assert platform.ledger.blobs.has(reference)
+        assert shown.artifacts[0].withdrawn and shown.artifacts[0].sha256 == reference
+    with opened(config, Clock()) as fresh:
+        run = fresh.submit("demo", {"doc": artifact(tmp_path, "c.json", GOOD)}, None, "carol")
+        assert run.status is not None and run.status.value == "verified", run.detail
