@@ -34,8 +34,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("assay.sandbox",),
     ("assay.proofs",),
     ("assay.checks",),
-    ("assay.ledger",),  # future: stores reports and verdicts
-    ("assay.platform",),  # future: tasks, runs and rewards on top of the ledger
+    ("assay.ledger",),  # the append-only store: entries and blobs, no meaning
+    ("assay.platform",),  # problems, contracts, submissions and runs, over the ledger
     ("assay.service",),  # future: the HTTP API and MCP tools, thin twins of the library
     ("assay.cli",),
     ("assay", "assay.__main__"),  # the facade: re-exports, the entry point

@@ -4,11 +4,11 @@
 submission whose first run ends in ``error`` does not count toward the allowance, so a
 participant who can provoke it submits for free (and floods the store).
 
-Found (xfail until fixed): a folder artifact whose deepest path fits where the blob store copies
-it (a short ``ASSAY_BLOBS``) but not where the run lays the workspace out
-(``/tmp/assay-platform-*/tmp*/workspace/<role>/``, given as ``--artifact doc=.`` from inside
-the folder): every run ends "verification error: OSError inside assay while evaluating", and
-with an allowance of one a day the participant submits again and again.
+Found here and fixed by the lead while this was written (now passing): a folder artifact whose
+deepest path fits where the blob store copies it (a short ``ASSAY_BLOBS``) but not where the run
+lays the workspace out (``/tmp/assay-platform-*/tmp*/workspace/<role>/``, given as ``--artifact
+doc=.`` from inside the folder): every run ends "verification error: OSError inside assay while
+evaluating", and with an allowance of one a day the participant submits again and again.
 
 Refused correctly (passing): candidate code that kills its judge, kills every process it can
 see, or closes the judge's descriptors is ``refuted`` (and counts).
@@ -27,7 +27,6 @@ from assay._errors import InvalidInput
 from assay.platform import AllowanceUsed
 from assay.status import Status
 from tests.adversarial.platform_attacks import (
-    FINDING,
     Clock,
     answer_contract,
     artifact,
@@ -40,12 +39,6 @@ ONE_A_DAY = {"allowance": {"count": 1, "window_hours": 24}}
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="a folder too deep to lay out in the run's workspace ends the run in error "
-    "(OSError inside assay), which costs no allowance",
-)
 def test_a_folder_too_deep_for_the_workspace_is_not_an_error_of_assay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

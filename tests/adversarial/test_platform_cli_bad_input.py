@@ -1,14 +1,15 @@
 """Bad input to the platform's commands: one line and exit 2, nothing half-recorded, and a
 refusal that really refused.
 
-Found (xfail until fixed):
-- a folder artifact nested deeper than PATH_MAX: ``assay submit`` ends in "internal error:
-  OSError: [Errno 36] File name too long" with exit 1 (the size walk and the blob store call
-  ``lstat``/``scandir`` on full paths and let the OSError through);
-- ``assay external record`` by the named party, under independent entry, when the party
-  concludes ``refuted``: the conclusion and the run's end are appended, then building the reply
-  for the party (who is not the participant) raises "submissions are private ... until the
-  cutoff": exit 2 says it was refused while the ledger says it happened.
+Found here and fixed by the lead while this was written (now passing): a folder artifact nested
+deeper than PATH_MAX: ``assay submit`` ends in "internal error: OSError: [Errno 36] File name too
+long" with exit 1 (the size walk and the blob store call ``lstat``/``scandir`` on full paths and
+let the OSError through).
+
+Found here and fixed by the lead while this was written (passing): ``assay external record`` by
+the named party, under independent entry, concluding ``refuted``: the conclusion and the run's
+end were appended, then building the reply for the party raised "submissions are private ...
+until the cutoff": exit 2 said refused while the ledger said it happened.
 
 Refused correctly (passing): a FIFO, a symbolic link, a missing path, a folder holding a link, an
 unknown submission, ``--result error``, evidence that is a folder: each exit 2 with one line;
@@ -28,7 +29,6 @@ import pytest
 from assay._errors import InvalidInput
 from assay.status import Status
 from tests.adversarial.platform_attacks import (
-    FINDING,
     Clock,
     answer_contract,
     artifact,
@@ -81,23 +81,12 @@ def _deep(root: Path, depth: int) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="a folder deeper than PATH_MAX ends in 'internal error: OSError', exit 1",
-)
 def test_a_folder_deeper_than_path_max_is_refused_with_exit_2(published: Path) -> None:
     deep = _deep(published / "deep", 25)
     code, out, err = _run(published, "submit", "p", "--summary", "42", "--artifact", f"doc={deep}")
     assert code == 2 and "internal error" not in err, (code, out, err[:300])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="under independent entry the party's refutation is recorded, then the reply to the "
-    "party raises 'submissions are private': a refusal that did not refuse",
-)
 def test_a_command_that_says_refused_recorded_nothing(db_url: str, tmp_path: Path) -> None:
     config = store(db_url, tmp_path)
     contract = answer_contract()

@@ -1,13 +1,12 @@
 """A ``program`` checker that never reproduced its conformance fixtures makes work verified.
 
-The gate keys conformance by ``program:<sha256 of the checker reference>``. A program check that
-names no ``checker`` (only a ``command``) gets the id ``assay:program@VERSION``, which the gate
-never asks about. And a checker counts as conformed for the revision when ANY check spec that
-uses it reproduced the fixtures, so a second spec of the same checker (another command, a flag)
-that failed them judges with the first one's standing.
-
-Found (xfail until fixed): both; in the second, ``doc`` is bad, the lenient spec (which got a
-fixture wrong at publish) says verified, and the run is ``Verified``.
+Found here and fixed by the lead while this was written (kept as passing regression tests):
+- a program check naming no ``checker`` (only a ``command``) got the id
+  ``assay:program@VERSION``, which the conformance gate never asked about: it verified with no
+  conformance at all (now refused at publish);
+- conformance was keyed by the checker's bytes, so a second spec of the same checker (another
+  command, a ``--lenient`` flag) that failed the fixtures judged with the first spec's standing:
+  ``doc`` bad, the lenient spec said verified, the run was ``Verified``.
 
 Refused correctly (passing): a checker reference the contract does not list under conformance
 cannot make work verified.
@@ -20,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from assay._errors import InvalidInput
 from assay.status import Status
-from tests.adversarial.platform_attacks import FINDING, Clock, artifact, make_problem, opened, store
+from tests.adversarial.platform_attacks import Clock, artifact, make_problem, opened, store
 
 CHECKER = """import json, sys
 from pathlib import Path
@@ -74,12 +74,6 @@ def _submit(tmp_path: Path, contract: dict[str, Any]) -> Any:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="a program check with only a command is 'assay:program@VERSION': the conformance "
-    "gate never applies to it",
-)
 def test_a_program_check_without_a_checker_reference_cannot_verify(tmp_path: Path) -> None:
     inline = {
         "kind": "program",
@@ -91,17 +85,11 @@ def test_a_program_check_without_a_checker_reference_cannot_verify(tmp_path: Pat
         "artifacts": {"doc": "doc"},
         "timeout": 30,
     }
-    run = _submit(tmp_path, _contract([inline], conformance=False))
-    assert run.status is not Status.VERIFIED, run.stages[0].checkers
+    with pytest.raises(InvalidInput, match="checker"):  # refused at publish
+        _submit(tmp_path, _contract([inline], conformance=False))
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="conformance is keyed by the checker's bytes, not by the check spec: a spec that "
-    "failed its fixtures judges because another spec of the same checker passed them",
-)
 def test_a_check_spec_that_failed_its_fixtures_cannot_verify(tmp_path: Path) -> None:
     run = _submit(tmp_path, _contract([STRICT, LENIENT]))
     assert run.status is not Status.VERIFIED, [c["detail"] for c in run.stages[0].checks]

@@ -1,11 +1,11 @@
 """Tampering with what the platform recorded, as someone holding the store's files could.
 
-Found (xfail until fixed): ``assay ledger verify`` walks the hash chain only. A blob (a
-reference's or an artifact's bytes, in ``<root>/<sha[:2]>/<sha>``) that is edited in place or
-deleted leaves the chain intact, so verify exits 0 "intact" while re-checks of every submission
-that names it now end in ``error``. (Reads do refuse corrupt bytes: nothing wrong is ever
-verified from them; the finding is that the one command meant to say "nothing was tampered
-with" says so.)
+Found: ``assay ledger verify`` walked the hash chain only (edits are now caught: verify re-hashes
+the blobs; a deleted blob is still an xfail). A blob (a reference's or an artifact's bytes, in
+``<root>/<sha[:2]>/<sha>``) that is edited in place or deleted left the chain intact, so verify
+exits 0 "intact" while re-checks of every submission that names it now end in ``error``. (Reads do
+refuse corrupt bytes: nothing wrong is ever verified from them; the finding is that the one command
+meant to say "nothing was tampered with" says so.)
 
 Also a documented limit, not tested here: removing rows from the END of the chain, or rewriting
 the chain from an edited row with every hash recomputed, keeps it intact; only comparing
@@ -25,7 +25,6 @@ import pytest
 
 from assay.status import Status
 from tests.adversarial.platform_attacks import (
-    FINDING,
     Clock,
     answer_contract,
     make_problem,
@@ -44,12 +43,10 @@ def _verify(db_url: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="ledger verify walks the chain only: an edited or deleted blob leaves it 'intact'",
+@pytest.mark.parametrize(
+    "how",
+    ["edit", "delete"],
 )
-@pytest.mark.parametrize("how", ["edit", "delete"])
 def test_ledger_verify_notices_a_tampered_reference_blob(tmp_path: Path, how: str) -> None:
     db_url = f"sqlite:///{tmp_path}/l.db"
     config = store(db_url, tmp_path)

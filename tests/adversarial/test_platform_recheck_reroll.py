@@ -6,9 +6,9 @@ A submission whose code passes by chance (here: half the time, from ``os.urandom
 until a run says verified, and the verdict then reads ``Verified`` although a counted run of the
 same checker on the same bytes under the same revision refuted it.
 
-Found (xfail until fixed). Should: conflicting findings of one checker on the same bytes are not
-``Verified`` (e.g. "conflicting findings": inconclusive), and/or a participant's re-checks count
-toward the allowance (or only managers re-check).
+Found here and fixed by the lead while this was written (now a passing regression test). Wanted:
+conflicting findings of one checker on the same bytes are not ``Verified`` (e.g. "conflicting
+findings": inconclusive), and/or a participant's re-checks count toward the allowance.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from assay.status import Status
-from tests.adversarial.platform_attacks import FINDING, Clock, artifact, make_problem, opened, store
+from tests.adversarial.platform_attacks import Clock, artifact, make_problem, opened, store
 
 CONTRACT = {
     "roles": [{"name": "solution.py", "max_bytes": 1000}],
@@ -41,12 +41,6 @@ COIN = "import os\n\ndef answer():\n    return 42 if os.urandom(1)[0] < 128 else
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="re-checks are free and the latest finding stands: a flaky submission is re-checked "
-    "until it passes and reads Verified",
-)
 def test_rechecking_a_coin_flip_until_it_passes_is_not_verified(tmp_path: Path) -> None:
     config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
     with opened(config, Clock()) as platform:

@@ -1,22 +1,24 @@
 """Sealed references, held results and hidden expected values reaching someone who must not see
 them.
 
-Found (xfail until fixed):
-- a check's verifier-side path may climb out of its reference key with ``..``
-  (``mine/../../references-<rid>/labels``): publishing accepts it (only the first part is
-  checked against the declared keys), the platform lays every revision's references out side by
-  side in one scratch folder, so an author's check reads another problem's sealed reference (or
-  a host file) and its detail, not marked as reading anything sealed, shows it;
-- held results leak through ``assay external record``: before the score release its error
-  says "no run ... waits at stage" when an earlier stage failed, and something else when the
-  run passed it and waits;
-- expected values written in the contract (``answer_number``'s value, ``file_equals``'s
-  content, ``answer_one_of``'s values) are quoted to the participant in the run's detail and
-  evidence after one wrong submission, though ``assay problem show`` does not show them.
+Found (xfail until fixed): expected values written in the contract (``answer_number``'s value,
+``file_equals``'s content, ``answer_one_of``'s values) are quoted to the participant in the run's
+detail and evidence after one wrong submission, though ``assay problem show`` does not show them.
+
+Found here and fixed by the lead while this was written (passing):
+- a check's verifier-side path could climb out of its reference key with ``..``
+  (``mine/../../references-<rid>/labels``): publishing accepted it, and since the platform lays
+  every revision's references out side by side in one scratch folder, an author's check read
+  another problem's sealed reference (or a host file) and its detail showed it;
+- held results leaked through ``assay external record``: before the score release its error
+  said "no run ... waits at stage" when an earlier stage failed, and something else when the
+  run passed it and waited.
 
 Refused correctly (passing): the detail and evidence of a check that reads a sealed reference
 are withheld from the participant in submit, show and recheck, shown to a manager, and shown to
-the participant once the label release passes.
+the participant once the label release passes; a WORKSPACE-side path that climbs with ``..``
+(``d/../../../references-<rid>/labels``) is refused by the kinds at run time ("escapes the
+workspace"); ``problem show`` names a sealed reference without its bytes.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import pytest
 
 from assay._errors import InvalidInput
 from tests.adversarial.platform_attacks import (
-    FINDING,
     SEALED_UNTIL,
     Clock,
     artifact,
@@ -74,12 +75,6 @@ def _climbing(formula: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="verifier-side paths may contain '..': an author's check reads another problem's "
-    "sealed reference from the shared scratch folder and shows it",
-)
 def test_a_check_path_climbs_into_another_problems_sealed_reference(
     db_url: str, tmp_path: Path
 ) -> None:
@@ -106,11 +101,6 @@ def test_a_check_path_climbs_into_another_problems_sealed_reference(
     assert run.status is not None and run.status.value == "error", shown
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="verifier-side paths may contain '..' (publishing checks only the first part)",
-)
 @pytest.mark.parametrize(
     "check",
     [
@@ -152,12 +142,6 @@ RULE_AFTER_ANSWER: dict[str, Any] = {
 HELD = {"release": {"results": "held", "score_release": SEALED_UNTIL}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="before the score release, external record's errors differ when the earlier stage "
-    "failed ('no run waits') and when it passed (the run waits)",
-)
 @pytest.mark.parametrize("who", ["alice", "mallory"], ids=["participant", "anyone"])
 def test_held_results_leak_through_external_record(db_url: str, tmp_path: Path, who: str) -> None:
     config = store(db_url, tmp_path)
@@ -178,12 +162,6 @@ def test_held_results_leak_through_external_record(db_url: str, tmp_path: Path, 
     assert said["41"] == said["42"], f"the held result leaks: {said}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="expected values inline in a contract are quoted in the participant's view of a "
-    "run, though problem show does not reveal them",
-)
 @pytest.mark.parametrize(
     ("check", "summary", "files", "secret"),
     [
@@ -275,3 +253,47 @@ def test_problem_show_names_a_sealed_reference_without_its_bytes(tmp_path: Path)
         shown = json.dumps(platform.problem("v").to_json())
     assert "labels" in shown and "2031-01-01" in shown
     assert "p cnf" not in shown and "-2 0" not in shown
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"kind": "file_equals", "path": "d/../../../references-RID/labels", "value": "nope"},
+        {"kind": "file_contains", "path": "d/../../../references-RID/labels", "value": "3 0"},
+        {"kind": "sat_assignment", "artifact": "d/../../../references-RID/labels", "formula": "f"},
+    ],
+    ids=["file_equals", "file_contains", "sat-artifact"],
+)
+def test_a_workspace_path_cannot_climb_into_another_problems_references(
+    tmp_path: Path, check: dict[str, Any]
+) -> None:
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        victim = platform.publish(
+            make_problem(
+                tmp_path, problem="victim", contract=_sealed_sat(), files={"labels.cnf": CNF}
+            ),
+            "alice",
+        )
+        platform.submit("victim", {"a": artifact(tmp_path, "x", ALL_FALSE)}, None, "carol")
+        rid = victim.revision[:16]
+        climbing = {k: v.replace("RID", rid) if isinstance(v, str) else v for k, v in check.items()}
+        contract = {
+            "roles": [{"name": "d", "max_bytes": 1000}],
+            "references": [{"key": "f", "path": "f.cnf"}],
+            "acceptance": "whatever",
+            "stages": [{"name": "s", "type": "sandbox", "checks": [climbing]}],
+        }
+        files = {"f.cnf": "p cnf 1 1\n1 0\n"}
+        try:
+            platform.publish(
+                make_problem(tmp_path, problem="evil", contract=contract, files=files), "m"
+            )
+        except InvalidInput:
+            return  # refused at publish: also fine
+        folder = tmp_path / "dd"
+        folder.mkdir()
+        (folder / "x").write_text("x")
+        run = platform.submit("evil", {"d": folder}, None, "mallory")
+    assert run.status is not None and run.status.value == "refuted"
+    assert "escapes the workspace" in run.stages[0].detail

@@ -1,13 +1,18 @@
 """Withdrawing an artifact deletes bytes other records still need.
 
-Blobs are content-addressed, so equal bytes are one blob. ``withdraw`` checks that the withdrawn
-artifact's own sha256 is named nowhere else before deleting it, but for a folder artifact it
-then deletes every file the folder's manifest lists, whoever else names those bytes.
+Blobs are content-addressed, so equal bytes are one blob: a withdrawal may delete only the bytes
+nothing else still names (for a folder: each file its manifest lists, one by one).
 
-Found (xfail until fixed): a participant submits a folder holding a copy of the problem's public
-reference (or of another participant's artifact, e.g. a published good example) and withdraws
-it: the reference's bytes are gone, and every later run of everyone ends in ``error``
-(BlobMissing), a re-check of the other participant's verified submission too.
+Found here and fixed by the lead while this was written (kept as passing regression tests): a
+participant submitted a folder holding a copy of the problem's public reference (or of another
+participant's artifact, e.g. a published good example) and withdrew it: the reference's bytes
+were gone, and every later run of everyone ended in ``error`` (BlobMissing), a re-check of the
+other participant's verified submission too.
+
+Found here and fixed by the lead while this was written (now passing): the live set ignores
+external evidence: bob submits a document whose bytes equal the evidence a supplier recorded for
+alice's run (``{"passed": true}`` is easy to guess) and withdraws it: the evidence alice's record
+names is deleted.
 
 Refused correctly (passing): withdrawing a single file whose bytes equal a reference keeps the
 reference; the withdrawn artifact's role, size and sha256 stay stated.
@@ -20,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adversarial.platform_attacks import FINDING, Clock, artifact, make_problem, opened, store
+from tests.adversarial.platform_attacks import Clock, artifact, make_problem, opened, store
 from tests.platform.conftest import SCHEMA, SCHEMA_FILES
 
 CONTRACT = {
@@ -38,12 +43,6 @@ CONTRACT = {
 GOOD = '{"x": 1}'
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="withdrawing a folder deletes every blob its manifest lists, also those a reference "
-    "or another participant's artifact still names",
-)
 @pytest.mark.parametrize("copied", ["reference", "other-artifact"])
 def test_withdrawing_a_folder_keeps_bytes_others_still_name(
     db_url: str, tmp_path: Path, copied: str
@@ -85,3 +84,32 @@ def test_withdrawing_a_file_equal_to_a_reference_keeps_the_reference(
     with opened(config, Clock()) as fresh:
         run = fresh.submit("demo", {"doc": artifact(tmp_path, "c.json", GOOD)}, None, "carol")
         assert run.status is not None and run.status.value == "verified", run.detail
+
+
+EVIDENCE = b'{"passed": true}'
+
+
+def test_withdrawing_an_artifact_keeps_evidence_a_run_names(db_url: str, tmp_path: Path) -> None:
+    config = store(db_url, tmp_path)
+    contract = {
+        **CONTRACT,
+        "stages": [
+            *CONTRACT["stages"],
+            {
+                "name": "ci",
+                "type": "external",
+                "mechanism": "rule",
+                "evidence_schema": {"type": "object", "required": ["passed"]},
+                "supplied_by": ["ci"],
+            },
+        ],
+    }
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=contract, files=SCHEMA_FILES), "mgr")
+        alice = platform.submit("demo", {"doc": artifact(tmp_path, "a.json", GOOD)}, None, "alice")
+        done = platform.record_external(alice.submission, "ci", "ci", evidence=EVIDENCE)
+        evidence = done.stages[-1].inputs["evidence"]
+        # bob's document happens to be (or is made to be) the same bytes as that evidence
+        bob = platform.submit("demo", {"doc": artifact(tmp_path, "b.json", EVIDENCE)}, None, "bob")
+        platform.withdraw(bob.submission, "doc", "bob")
+        assert platform.ledger.blobs.has(evidence), "the evidence alice's run names was deleted"

@@ -252,11 +252,6 @@ def test_a_waiting_run_is_not_swept_as_interrupted(ruled: Platform) -> None:
     assert ruled.show(run.submission, "bob").runs[0].label.startswith("Pending")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a revoked party's later conclusions still count (record_external ignores "
-    "revocations; History.revoked only revokes runs started before the revocation)",
-)
 def test_a_revoked_party_concludes_nothing_later(partied: Platform) -> None:
     partied.revoke("party:lab", "the lab signed results it never reproduced", "alice")
     run = partied.submit("partied", {}, "42", "bob")
@@ -267,11 +262,6 @@ def test_a_revoked_party_concludes_nothing_later(partied: Platform) -> None:
     assert partied.show(run.submission, "bob").verdict.standing is not Status.VERIFIED
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: under independent entry, a party's non-verified conclusion is stored and then "
-    "reported as an error (the party may not view the participant's submission)",
-)
 def test_a_party_conclusion_under_independent_entry_is_reported_as_recorded(
     platform: Platform, tmp_path: Path
 ) -> None:

@@ -103,11 +103,6 @@ def test_nomination(independent: Platform, clock: Clock) -> None:
     assert independent.show(second.submission, "bob").nominated
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: under held results, 'assay external record' tells a participant whether their "
-    "run reached the external stage (i.e. passed the stages before it)",
-)
 def test_held_results_cannot_be_probed_through_an_external_stage(
     platform: Platform, tmp_path: Path
 ) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from assay._errors import InvalidInput
-from assay.platform import Platform
+from assay.platform import FolderInvalid, Platform
 from assay.status import Status
 from tests.platform.conftest import SCHEMA_CONTRACT, SCHEMA_FILES, artifact, make_problem
 
@@ -235,16 +235,13 @@ def test_results_stay_readable_as_json(schema: Platform, tmp_path: Path) -> None
 @pytest.mark.parametrize(
     "db_url", ["sqlite"], indirect=True
 )  # the sandbox is not database-specific
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: conformance runs the draft's judge/check.py, runs run the laid-out file "
-    "'judge' (no .py suffix): conformance passes, every run is error (exit 126)",
-)
 def test_conformance_runs_the_checker_exactly_as_runs_do(
     platform: Platform, tmp_path: Path
 ) -> None:
-    published = platform.publish(_program_problem(tmp_path, by_file=True), "alice")
-    satisfying = {"assignment": artifact(tmp_path, "sat.txt", "1 2 -3 0\n")}
-    run = platform.submit("demo", satisfying, None, "bob")
-    conformed = [c["passed"] for c in published.conformance] == [True]
-    assert conformed == (run.status is Status.VERIFIED), (published.conformance, run.detail)
+    """A checker bound as one file would be seen by runs as /checker without its name (no .py,
+    no executable bit): publishing refuses it with the line that says so, rather than letting
+    conformance pass on the author's file while every run fails."""
+    with pytest.raises(
+        FolderInvalid, match=r"checks\[0\]\.checker: 'judge' is bound to a single file"
+    ):
+        platform.publish(_program_problem(tmp_path, by_file=True), "alice")

@@ -8,6 +8,7 @@ command is a thin twin of one ``assay.platform.Platform`` method; ``--json`` pri
 from __future__ import annotations
 
 import getpass
+import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -137,6 +138,7 @@ def problem_show(
         for i, s in enumerate(v.stages, 1):
             how = f", {s.mechanism}" if s.mechanism else ""
             out.append(f"stage {i} {s.name} ({s.type}{how}): {s.establishes}")
+            out.extend(f"  check {json.dumps(spec, ensure_ascii=False)}" for spec in s.specs)
         for role in v.roles:
             need = "required" if role["required"] else "optional"
             out.append(f"role {role['name']} ({need}, at most {role['max_bytes']} bytes)")
@@ -287,15 +289,14 @@ def external_record(
 @ledger_app.command("verify")
 @boundary
 def ledger_verify(as_json: JsonOption = False) -> None:
-    """Walk the hash chain: exit 0 with the row count when intact, 1 naming the first bad row."""
-    from assay.ledger import Ledger
-
-    with Ledger.open(Config.from_env()) as ledger:
-        report = ledger.verify()
+    """Walk the hash chain, re-hash every blob and find every blob a record names: exit 0 with
+    the counts when intact, 1 naming the first bad row or blob."""
+    with _platform() as platform:
+        report = platform.verify()
 
     def lines(v: Any) -> list[str]:
         if v.intact:
-            return [f"intact: {v.rows} rows; head {v.head}"]
+            return [f"intact: {v.rows} rows, {v.blobs} blobs; head {v.head}"]
         return [f"NOT intact: {v.problem}"]
 
     _print(report, as_json, lines)

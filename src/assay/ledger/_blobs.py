@@ -31,6 +31,7 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -158,6 +159,28 @@ class BlobStore:
             raise LedgerError(f"blob {sha} is corrupt: its bytes do not match its hash")
         return data
 
+    def audit(self) -> tuple[int, str | None]:
+        """Hash every stored blob against its name: (blobs checked, the first that fails, or
+        None). Reads are checked anyway; this is for ``ledger verify``, which must not call a
+        store intact while bytes in it were edited."""
+        checked = 0
+        if not self.root.is_dir():
+            return 0, None
+        for bucket in sorted(self.root.iterdir()):
+            if len(bucket.name) != 2 or not bucket.is_dir():
+                continue  # a writer's private temporary folder
+            for path in sorted(bucket.iterdir()):
+                if not _SHA.match(path.name):
+                    continue
+                digest = hashlib.sha256()
+                with open(path, "rb") as source:
+                    while chunk := source.read(1 << 20):
+                        digest.update(chunk)
+                checked += 1
+                if digest.hexdigest() != path.name:
+                    return checked, path.name
+        return checked, None
+
     def manifest(self, sha: str) -> list[tuple[str, str, int, bool]]:
         """A tree's files: (relative path, sha256, size, executable), checked to be safe paths."""
         raw = self.read(sha)
@@ -190,16 +213,19 @@ class BlobStore:
 
     # --- withdrawal ----------------------------------------------------------------------
 
-    def delete(self, sha: str, *, tree: bool) -> None:
-        """Delete the blob (a tree: its files and its manifest). Idempotent: deleting what is
-        gone is not an error. Bytes shared with another artifact go for it too."""
+    def delete(self, sha: str, *, tree: bool, keep: Collection[str] = ()) -> None:
+        """Delete the blob (a tree: its files and its manifest), except the hashes in ``keep``
+        (bytes something else still names: content is stored once). Idempotent: deleting what
+        is gone is not an error."""
         if tree:
             with contextlib.suppress(BlobMissing):
                 for _, blob, _, _ in self.manifest(sha):
-                    with contextlib.suppress(FileNotFoundError):
-                        self._path(blob).unlink()
-        with contextlib.suppress(FileNotFoundError):
-            self._path(sha).unlink()
+                    if blob not in keep:
+                        with contextlib.suppress(FileNotFoundError):
+                            self._path(blob).unlink()
+        if sha not in keep:
+            with contextlib.suppress(FileNotFoundError):
+                self._path(sha).unlink()
 
     # --- the folder ----------------------------------------------------------------------
 

@@ -139,7 +139,7 @@ class Ledger:
                 digest = row_hash(seq, kind, subject, problem, participant, stamp, body, prev)
                 rows.append((seq, kind, subject, problem, participant, stamp, body, prev, digest))
                 appended.append(
-                    Entry.model_construct(
+                    _stored(
                         seq=seq,
                         kind=kind,
                         subject=subject,
@@ -172,6 +172,19 @@ class Ledger:
         ``newest``: only the last that many)."""
         with self._driver(write=False) as cursor:
             return self._select(cursor, kind, subject, problem, participant, since, newest)
+
+    def open_subjects(self, opening: tuple[str, ...], closing: tuple[str, ...]) -> list[str]:
+        """Subjects with more ``opening`` entries than ``closing`` ones: what is still open
+        (a run started and not finished), counted by the database without reading bodies."""
+        mark = self._sql.mark
+        sql = (
+            f"SELECT subject FROM history WHERE kind IN ({', '.join([mark] * len(opening + closing))})"
+            f" GROUP BY subject HAVING SUM(CASE WHEN kind IN ({', '.join([mark] * len(opening))})"
+            " THEN 1 ELSE -1 END) > 0"
+        )
+        with self._driver(write=False) as cursor:
+            cursor.execute(sql, [*opening, *closing, *opening])
+            return sorted(str(row[0]) for row in cursor.fetchall())
 
     def _select(
         self,
@@ -213,11 +226,24 @@ class Ledger:
         cursor.execute(f"{sql} ORDER BY seq", values)
         return [_entry(row) for row in cursor.fetchall()]
 
-    def verify(self) -> ChainReport:
-        """Walk the whole chain in seq order (see ``ChainReport`` for what intact proves)."""
+    def verify(self, *, blobs: bool = False) -> ChainReport:
+        """Walk the whole chain in seq order (see ``ChainReport`` for what intact proves); with
+        ``blobs``, also re-hash every stored blob against its name."""
         with self._driver(write=False, stream=True) as cursor:
             cursor.execute(self._sql.walk)
-            return walk(_fetched(cursor))
+            report = walk(_fetched(cursor))
+        if not blobs or not report.intact:
+            return report
+        checked, bad = self.blobs.audit()
+        if bad is None:
+            return report.model_copy(update={"blobs": checked})
+        return report.model_copy(
+            update={
+                "blobs": checked,
+                "intact": False,
+                "problem": f"blob {bad} was edited: its bytes do not hash to its name",
+            }
+        )
 
     @contextlib.contextmanager
     def _driver(self, *, write: bool, stream: bool = False) -> Iterator[Any]:
@@ -305,9 +331,21 @@ class Ledger:
         self.close()
 
 
+def _stored(**fields: Any) -> Entry:
+    """An Entry from fields the store itself produced (already valid: read back from the
+    chain, or just hashed into it), set without validation; ``model_construct`` does the same
+    at several times the cost, and a batch of runs makes thousands."""
+    entry = Entry.__new__(Entry)
+    object.__setattr__(entry, "__dict__", fields)
+    object.__setattr__(entry, "__pydantic_fields_set__", set(fields))
+    object.__setattr__(entry, "__pydantic_extra__", None)
+    object.__setattr__(entry, "__pydantic_private__", None)
+    return entry
+
+
 def _entry(row: Any) -> Entry:
     seq, kind, subject, problem, participant, at, body, prev_hash, digest = row
-    return Entry.model_construct(
+    return _stored(
         seq=seq,
         kind=kind,
         subject=subject,

@@ -84,4 +84,6 @@ class ChainReport(WireModel):
     first_bad_seq: int | None = None
     """The first row that fails, when not intact."""
     problem: str | None = None
-    """Why it fails, naming the row (edited, or deleted / reordered)."""
+    """Why it fails, naming the row (edited, or deleted / reordered) or the blob (edited)."""
+    blobs: int | None = None
+    """Blobs re-hashed against their names (None: not checked)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, ConfigDict, Field, model_validator
@@ -33,6 +34,12 @@ def _name(value: str) -> str:
 
 
 Name = Annotated[str, AfterValidator(_name)]
+
+
+def head(path: str) -> str:
+    """The key or role a check's path starts with (``labels/train.csv`` -> ``labels``)."""
+    parts = PurePosixPath(path).parts
+    return parts[0] if parts else path
 
 
 class Authored(WireModel):

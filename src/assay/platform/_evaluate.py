@@ -8,16 +8,18 @@ verified here: its outcome is kept, its pass is not counted, and the stage says 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
+from typing import Any
 
 from assay._config import Config
+from assay._signed import canonical_digest
 from assay._version import __version__
 from assay.checks import Check, CheckContext, build_check
-from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage
+from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage, head
 from assay.platform._records import AwaitingRecord, CheckRecord, StageRecord
 from assay.platform._revision import Revision
 from assay.status import Outcome, Status, combine
@@ -47,7 +49,8 @@ class Inputs:
     config: Config
     clock: Callable[[], datetime]
     conformed: set[str] = field(default_factory=set)
-    """Program checker ids that reproduced their fixtures when the revision was published."""
+    """``conformance_key``s of program checks whose checker reproduced its fixtures, run as
+    that check, when the revision was published."""
     revoked: Mapping[str, str] = field(default_factory=dict)
     """Checker id -> why it was revoked."""
     withdrawn: set[str] = field(default_factory=set)
@@ -78,30 +81,27 @@ class Progress:
         return Status.VERIFIED, f"all {self.of} stages passed"
 
 
-@lru_cache(maxsize=512)
-def _built(raw: str) -> Check:
-    import json
-
-    return build_check(json.loads(raw))
-
-
 def built_checks(stage: SandboxStage) -> list[Check]:
-    """The stage's checks, built once per distinct spec (contracts are immutable)."""
-    import json
+    """The stage's checks, built once per stage object (contracts are immutable, and the
+    platform keeps each parsed contract)."""
+    built = _BUILT.get(id(stage))
+    if built is None or built[0] is not stage:
+        built = (stage, [build_check(c) for c in stage.checks])
+        _BUILT[id(stage)] = built
+        if len(_BUILT) > 4096:
+            _BUILT.pop(next(iter(_BUILT)))
+    return built[1]
 
-    return [_built(json.dumps(c, sort_keys=True)) for c in stage.checks]
 
-
-def _head(value: str) -> str:
-    parts = PurePosixPath(value).parts
-    return parts[0] if parts else value
+_BUILT: dict[int, tuple[SandboxStage, list[Check]]] = {}
+"""Stage id -> (the stage, its built checks); the stage is kept, so its id is not reused."""
 
 
 def checker_id(check: Check, revision: Revision) -> str:
     """What produced an outcome: a program by the sha256 of its files, a kind by assay's version."""
     if check.kind.name == "program":
         named = getattr(check.spec, "checker", None)
-        binding = revision.references.get(_head(named)) if isinstance(named, str) else None
+        binding = revision.references.get(head(named)) if isinstance(named, str) else None
         if binding is not None:
             return f"program:{binding.sha256}"
     return f"assay:{check.kind.name}@{__version__}"
@@ -171,10 +171,11 @@ def sandbox_stage(stage: SandboxStage, inputs: Inputs, began: datetime) -> Stage
     outcomes: list[Outcome] = []
     records: list[CheckRecord] = []
     checkers: list[str] = []
-    for check in checks:
+    for check, raw in zip(checks, stage.checks, strict=True):
         who = checker_id(check, inputs.revision)
-        outcome = gate(check.run(ctx), who, inputs)
-        keys = sorted({_head(v) for v in check.spec.verifier_files()})
+        escape = _escape(check, inputs.references)
+        outcome = escape or gate(check.run(ctx), who, inputs, raw)
+        keys = sorted({head(v) for v in check.spec.verifier_files()})
         for key in keys:
             binding = inputs.revision.references.get(key)
             if binding is not None:
@@ -218,7 +219,25 @@ def _isolation(outcomes: list[Outcome]) -> str:
     return ", ".join(found) if found else "none needed: no submitted code ran"
 
 
-def gate(outcome: Outcome, who: str, inputs: Inputs) -> Outcome:
+def conformance_key(checker: str, spec: dict[str, Any]) -> str:
+    """What conformed: a checker's bytes run as one check spec (its command, references,
+    roles and limits), so another spec of the same checker has not conformed by it."""
+    return f"{checker}#{canonical_digest(spec)}"
+
+
+def _escape(check: Check, references: Path) -> Outcome | None:
+    """A check whose verifier-side path leaves the reference it names (publishing refuses such
+    paths; this holds even for a contract stored before that rule)."""
+    for value in check.spec.verifier_files():
+        inside = os.path.realpath(references / head(value))
+        if os.path.commonpath([inside, os.path.realpath(references / value)]) != inside:
+            return Outcome.inconclusive(
+                f"the check's path {value!r} leaves the reference it names; it was not run"
+            ).with_kind(check.kind.name)
+    return None
+
+
+def gate(outcome: Outcome, who: str, inputs: Inputs, spec: dict[str, Any]) -> Outcome:
     """A revoked checker concludes nothing; a program checker that has not conformed cannot
     verify (its refutations stand: a checker that cannot be trusted to pass work can still be
     the author's word that it fails, and hiding that would mask a finding)."""
@@ -230,8 +249,8 @@ def gate(outcome: Outcome, who: str, inputs: Inputs) -> Outcome:
         ).with_kind(outcome.kind or "")
     if (
         who.startswith("program:")
-        and who not in inputs.conformed
         and outcome.status is Status.VERIFIED
+        and conformance_key(who, spec) not in inputs.conformed
     ):
         return Outcome.inconclusive(
             f"the checker {who} has not reproduced this contract's conformance fixtures, so it "

@@ -30,6 +30,7 @@ from assay.platform._contract import (
     ReviewStage,
     Role,
     SandboxStage,
+    head,
 )
 from assay.platform._revision import Policy
 
@@ -321,6 +322,12 @@ def _check(
     spec = check.spec
     if check.kind.name == "program":
         checker = getattr(spec, "checker", None)
+        if checker is None:
+            lines.append(
+                f"{PROBLEM_FILE}: {where}.checker: in a contract a program check names its "
+                "checker (a reference key), so the checker's bytes are bound by the revision "
+                "and must reproduce its conformance fixtures before it may judge"
+            )
         if checker in files and getattr(spec, "command", None) is None:
             lines.append(
                 f"{PROBLEM_FILE}: {where}.checker: {checker!r} is bound to a single file, which "
@@ -334,16 +341,23 @@ def _check(
                     "contract.conformance (the platform runs them when it publishes)"
                 )
     for value in spec.verifier_files():
-        head = PurePosixPath(value).parts[0] if PurePosixPath(value).parts else value
-        if head not in keys or PurePosixPath(value).is_absolute():
+        if _climbs(value) or head(value) not in keys:
             lines.append(
-                f"{PROBLEM_FILE}: {where}: {value!r} is not a reference key; in a contract "
-                f"a check names references by key (declared: {', '.join(keys) or 'none'})"
+                f"{PROBLEM_FILE}: {where}: {value!r} is not a reference key (or a path inside "
+                "one, without '..'); in a contract a check names references by key "
+                f"(declared: {', '.join(keys) or 'none'})"
             )
     for value in spec.workspace_files():
-        head = PurePosixPath(value).parts[0] if PurePosixPath(value).parts else value
-        if head not in roles:
+        if _climbs(value) or head(value) not in roles:
             lines.append(
-                f"{PROBLEM_FILE}: {where}: {value!r} is not a role; in a contract a check "
-                f"names artifacts by role (declared: {', '.join(roles) or 'none'})"
+                f"{PROBLEM_FILE}: {where}: {value!r} is not a role (or a path inside one, "
+                "without '..'); in a contract a check names artifacts by role "
+                f"(declared: {', '.join(roles) or 'none'})"
             )
+
+
+def _climbs(value: str) -> bool:
+    """A path that could leave the key or role it starts with: absolute, with a '..' part, a
+    backslash or a NUL (a check must read inside what it names, never beside it)."""
+    pure = PurePosixPath(value)
+    return pure.is_absolute() or ".." in pure.parts or "\\" in value or "\0" in value

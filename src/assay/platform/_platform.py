@@ -23,7 +23,7 @@ from typing import Any
 
 from assay._config import Config
 from assay._errors import InvalidInput
-from assay.ledger import Blob, Entry, Ledger, NewEntry, Reader
+from assay.ledger import Blob, ChainReport, Entry, Ledger, NewEntry, Reader
 from assay.platform import _records as r
 from assay.platform._allowance import AllowanceUsed, next_slot, window_start
 from assay.platform._contract import NAME, Contract, ExternalStage
@@ -33,11 +33,16 @@ from assay.platform._folder import load_folder
 from assay.platform._owner import gone, me
 from assay.platform._problem_view import problem_view
 from assay.platform._publish import bind, lay_out, run_conformance
-from assay.platform._read import History, run_view, submission_view
+from assay.platform._read import History, ViewContext, run_view, submission_view
 from assay.platform._revision import Revision
 from assay.platform._views import ProblemView, Published, Revocation, RunView, SubmissionView
+from assay.sandbox import MAX_DEPTH, MAX_ENTRIES
 from assay.status import Status
 
+MAX_RELATIVE_PATH = 1024
+"""Longest path inside a submitted folder: laid out again under a run's workspace it must still
+fit the system's path limit, or the work could make its own run fail (an ``error``, which costs
+no allowance)."""
 MAX_SUMMARY = 1024 * 1024
 """A summary is an answer, not a file: a larger one is refused at the door."""
 
@@ -49,8 +54,17 @@ def now() -> datetime:
 
 def new_id(prefix: str) -> str:
     """A fresh, unguessable id (a participant must not be able to name another's submission by
-    counting)."""
-    return f"{prefix}-{secrets.token_hex(8)}"
+    counting): 64 random bits, drawn from the system's generator a batch at a time."""
+    global _random
+    pid, left = _random
+    if pid != os.getpid() or not left:  # a forked child never reuses its parent's bytes
+        pid, left = os.getpid(), secrets.token_bytes(8 * 256)
+    _random = (pid, left[8:])
+    return f"{prefix}-{left[:8].hex()}"
+
+
+_random: tuple[int, bytes] = (0, b"")
+"""This process's random bytes not yet used for an id (one draw serves 256 ids)."""
 
 
 def person(name: str, where: str = "--as") -> str:
@@ -122,7 +136,10 @@ class Platform:
         if contract is not None and not self.ledger.find(kind=r.CONTRACT, subject=contract.id):
             entries.append(self._entry(r.CONTRACT, contract.id, contract, at, draft.problem))
         new = not self.ledger.find(kind=r.REVISION, subject=rid)
+        current = not new and self._revisions(draft.problem)[-1].subject == rid
         conformance: list[dict[str, Any]] = []
+        if not new and not current:  # an earlier revision, published again: current again
+            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem))
         if new:
             entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem))
             if contract is not None:
@@ -133,13 +150,32 @@ class Platform:
                 for record in records:
                     conformance.append(record.to_json())
                     entries.append(self._entry(r.CONFORMANCE, rid, record, at, draft.problem))
+
+        def still_managed_so(find: Reader) -> None:
+            """Read again inside the write: two first publishes of one new id cannot both
+            become its managers."""
+            found = find(kind=r.PROBLEM, subject=draft.problem)
+            if found and by not in found[0].body["managers"]:
+                raise InvalidInput(
+                    f"{by!r} does not manage problem {draft.problem!r} (managers: "
+                    f"{', '.join(found[0].body['managers'])})",
+                    where="--as",
+                )
+            if found and not managers:
+                raise InvalidInput(
+                    f"problem {draft.problem!r} was published by someone else meanwhile; "
+                    "publish again",
+                    where="--as",
+                )
+
         if entries:
-            self.ledger.append(*entries)
+            self.ledger.append(*entries, guard=still_managed_so)
         return Published(
             problem=draft.problem,
             revision=rid,
             contract=contract.id if contract else None,
             new=new,
+            current_again=not new and not current,
             conformance=conformance,
         )
 
@@ -149,7 +185,8 @@ class Platform:
         entry = revisions[-1]
         revision = Revision.model_validate(entry.body)
         contract = self._contract(revision.contract) if revision.contract else None
-        return problem_view(revision, entry.subject, contract, len(revisions), entry.at)
+        count = len({e.subject for e in revisions})
+        return problem_view(revision, entry.subject, contract, count, entry.at)
 
     # ---------------------------------------------------------------- submitting
 
@@ -318,19 +355,7 @@ class Platform:
                 r.RUN_STARTED, submission, started, self.clock(), sub.problem, sub.participant
             )
         )
-        return self._carry_out(sub, run, revision, contract, 0, known)
-
-    def _carry_out(
-        self,
-        sub: r.SubmissionRecord,
-        run: str,
-        revision: Revision,
-        contract: Contract | None,
-        start: int,
-        known: list[Entry],
-    ) -> RunView:
-        """One run's remaining stages (see ``_conclude``)."""
-        return self._conclude([(sub, run, revision, contract, start, known)])[0]
+        return self._conclude([(sub, run, revision, contract, 0, known)])[0]
 
     def _conclude(self, runs: Sequence[_Pending]) -> list[RunView]:
         """Evaluate each run's stages from its ``start`` and append every conclusion and each
@@ -381,9 +406,13 @@ class Platform:
         for stored in self.ledger.append(*entries):
             appended.setdefault(stored.subject, []).append(stored)
         views = []
+        contexts: dict[tuple[str, str], ViewContext] = {}
         for sub, run, _, _, _, known in runs:
             history = History(known + appended.get(sub.submission, []), revocations)
-            views.append(run_view(history, run, self._view_context(history, sub.participant)))
+            seen_as = (sub.revision, sub.participant)
+            if seen_as not in contexts:
+                contexts[seen_as] = self._view_context(history, sub.participant)
+            views.append(run_view(history, run, contexts[seen_as]))
         return views
 
     def _evaluate(
@@ -445,29 +474,35 @@ class Platform:
         status: Status | None = None,
         reason: str | None = None,
     ) -> RunView:
-        """Conclude the external stage a run of ``submission`` waits at, and carry on."""
+        """Conclude the external stage a run of ``submission`` waits at, and carry on.
+
+        Who may record is decided from the contract before any run is looked at, so someone
+        who may not record learns nothing (not even whether a run reached the stage)."""
         person(by)
         history = self._history(submission)
+        sub = history.submission
+        revision = self._revision(sub.revision)
+        contract = self._contract(revision.contract) if revision.contract else None
+        found = [
+            (i, s)
+            for i, s in enumerate(contract.stages if contract else [])
+            if s.name == stage and isinstance(s, ExternalStage)
+        ]
+        if contract is None or not found:
+            raise InvalidInput(
+                f"{sub.problem!r} has no external stage {stage!r} in this submission's revision",
+                where="--stage",
+            )
+        index, definition = found[0]
+        assert isinstance(definition, ExternalStage)
+        _may_record(definition, by, sub.participant)
+        checker = external_checker(definition, contract.id)
         run = history.waiting_at(stage)
         if run is None:
             raise InvalidInput(f"no run of {submission} waits at stage {stage!r}", where="--stage")
-        sub = history.submission
-        revision = self._revision(sub.revision)
-        assert revision.contract is not None  # a run waits only under a contract
-        contract = self._contract(revision.contract)
-        index, definition = next((i, s) for i, s in enumerate(contract.stages) if s.name == stage)
-        assert isinstance(definition, ExternalStage)
         at = self.clock()
         evidence_sha = None
         if definition.mechanism == "rule":
-            allowed = definition.supplied_by or []
-            if by not in allowed or by == sub.participant:
-                who = ", ".join(allowed)
-                raise InvalidInput(
-                    f"{by!r} may not supply evidence for stage {stage!r} (supplied by: {who}): "
-                    "a participant's account of its own work is never evidence",
-                    where="--as",
-                )
             if evidence is None or status is not None:
                 raise InvalidInput(
                     "a rule stage takes --evidence FILE (assay applies the rule), not --result",
@@ -477,16 +512,19 @@ class Platform:
             concluded, detail = apply_rule(definition.evidence_schema, evidence, self.config)
             evidence_sha = self.ledger.blobs.put_bytes(evidence).sha256
         else:
-            if by != definition.party:
-                raise InvalidInput(
-                    f"only {definition.party!r} records stage {stage!r}", where="--as"
-                )
             if status is None or status is Status.ERROR or not reason or evidence is not None:
                 raise InvalidInput(
                     "a party stage takes --result verified|refuted|inconclusive and --reason",
                     where="--result",
                 )
             concluded, detail = status, reason
+        revoked = {e.subject: e.body["why"] for e in self.ledger.find(kind=r.REVOKED)}
+        if checker in revoked:  # as a revoked check's outcome is gated: it concludes nothing
+            concluded, detail = (
+                Status.INCONCLUSIVE,
+                f"the checker {checker} was revoked ({revoked[checker]}); it no longer concludes "
+                f"anything (it said: {concluded.value})",
+            )
         external = r.ExternalRecord(
             run=run,
             stage=stage,
@@ -503,7 +541,7 @@ class Platform:
             status=concluded,
             detail=detail,
             mechanism=definition.mechanism,
-            checkers=[f"{definition.mechanism}:{definition.party or revision.contract}"],
+            checkers=[checker],
             inputs={"evidence": evidence_sha} if evidence_sha else {},
             started=history.awaiting_since(run) or at,
             finished=at,
@@ -513,6 +551,20 @@ class Platform:
             self._entry(r.EXTERNAL, submission, external, at, sub.problem, sub.participant),
             self._entry(r.STAGE, submission, stage_record, at, sub.problem, sub.participant),
         ]
+        waiting = history.state(run).seq
+
+        def still_waiting(find: Reader) -> None:
+            """Read again inside the write: two records racing for one waiting run cannot
+            both conclude it."""
+            states = (r.RUN_STARTED, r.RESUMED, r.AWAITING, r.FINISHED)
+            now = [e for e in find(kind=states, subject=submission) if e.body["run"] == run]
+            if now[-1].seq != waiting:
+                raise InvalidInput(
+                    f"stage {stage!r} of {submission} was concluded meanwhile (by another "
+                    "record); nothing was recorded",
+                    where="--stage",
+                )
+
         if concluded is not Status.VERIFIED:
             finished = r.FinishedRecord(
                 run=run,
@@ -523,13 +575,15 @@ class Platform:
             before.append(
                 self._entry(r.FINISHED, submission, finished, at, sub.problem, sub.participant)
             )
-            self.ledger.append(*before)
-            history = self._history(submission)
-            return run_view(history, run, self._view_context(history, by))
+            history = History(
+                history.entries + self.ledger.append(*before, guard=still_waiting),
+                history.revocations,
+            )
+            return run_view(history, run, self._view_context(history, sub.participant))
         resumed = r.ResumedRecord(run=run, stage=stage, owner=me())
         before.append(self._entry(r.RESUMED, submission, resumed, at, sub.problem, sub.participant))
-        known = history.entries + self.ledger.append(*before)
-        return self._carry_out(sub, run, revision, contract, index + 1, known)
+        known = history.entries + self.ledger.append(*before, guard=still_waiting)
+        return self._conclude([(sub, run, revision, contract, index + 1, known)])[0]
 
     # ---------------------------------------------------------------- records about records
 
@@ -577,8 +631,7 @@ class Platform:
         self.ledger.append(
             self._entry(r.WITHDRAWN, submission, body, self.clock(), sub.problem, sub.participant)
         )
-        if artifact.sha256 not in self._live_blobs():
-            self.ledger.blobs.delete(artifact.sha256, tree=artifact.tree)
+        self.ledger.blobs.delete(artifact.sha256, tree=artifact.tree, keep=self._live_blobs())
         return self.show(submission, by)
 
     def nominate(self, submission: str, by: str) -> SubmissionView:
@@ -609,6 +662,23 @@ class Platform:
         nominated = self._nominated(history.submission)
         return submission_view(history, context, nominated == submission)
 
+    def verify(self) -> ChainReport:
+        """The ledger's chain and blobs (``Ledger.verify``), and every blob a record still names
+        present: a deleted reference, artifact or evidence is named, as an edited one is."""
+        report = self.ledger.verify(blobs=True)
+        if not report.intact:
+            return report
+        missing = sorted(sha for sha in self._live_blobs() if not self.ledger.blobs.has(sha))
+        if not missing:
+            return report
+        return report.model_copy(
+            update={
+                "intact": False,
+                "problem": f"blob {missing[0]} is missing, though a record still names it "
+                f"({len(missing)} missing in all)",
+            }
+        )
+
     def sweep(self) -> list[str]:
         """Record as ``error`` ("interrupted") every run whose evaluating process is gone.
 
@@ -617,8 +687,9 @@ class Platform:
         states = (r.RUN_STARTED, r.RESUMED, r.AWAITING, r.FINISHED)
         for _ in range(3):
             latest: dict[str, Entry] = {}
-            for entry in self.ledger.find(kind=states):
-                latest[entry.body["run"]] = entry
+            for subject in self.ledger.open_subjects(states[:2], states[2:]):
+                for entry in self.ledger.find(kind=states, subject=subject):
+                    latest[entry.body["run"]] = entry
             stale = {
                 run: entry
                 for run, entry in latest.items()
@@ -725,9 +796,9 @@ class Platform:
         """Program checkers that conformed for the revision (recorded with it, so cached)."""
         if rid not in self._conformed_cache:
             self._conformed_cache[rid] = {
-                e.body["checker"]
+                e.body["conformance_key"]
                 for e in self.ledger.find(kind=r.CONFORMANCE, subject=rid)
-                if e.body["passed"]
+                if e.body["passed"] and e.body.get("conformance_key")
             }
         return self._conformed_cache[rid]
 
@@ -755,6 +826,11 @@ class Platform:
                     live.add(artifact["sha256"])
                     if artifact["tree"]:
                         live.update(f[1] for f in self.ledger.blobs.manifest(artifact["sha256"]))
+        live.update(
+            e.body["evidence_sha256"]
+            for e in self.ledger.find(kind=r.EXTERNAL)
+            if e.body.get("evidence_sha256")
+        )
         for entry in self.ledger.find(kind=r.REVISION):
             revision = Revision.model_validate(entry.body)
             bindings = [
@@ -797,9 +873,7 @@ class Platform:
         found = self.ledger.find(kind=r.NOMINATED, problem=sub.problem, participant=sub.participant)
         return found[-1].subject if found else None
 
-    def _view_context(self, history: History, viewer: str) -> Any:
-        from assay.platform._read import ViewContext
-
+    def _view_context(self, history: History, viewer: str) -> ViewContext:
         sub = history.submission
         revision = self._revision(sub.revision)
         manager = viewer in self._managers(sub.problem)
@@ -834,6 +908,36 @@ class Work:
     artifacts: Mapping[str, Path] = field(default_factory=dict)
     summary: str | None = None
     attempt: str | None = None
+
+
+def external_checker(stage: ExternalStage, contract: str) -> str:
+    """What concludes an external stage, as runs name it and a revocation may: the party by
+    name, a rule by its contract and stage."""
+    if stage.mechanism == "party":
+        return f"party:{stage.party}"
+    return f"rule:{contract}/{stage.name}"
+
+
+def _may_record(stage: ExternalStage, by: str, participant: str) -> None:
+    """Only the named party records a party stage, and only a named supplier supplies a rule's
+    evidence; never for the submission's own participant (its word about its own work is
+    never a conclusion)."""
+    if stage.mechanism == "party":
+        if by != stage.party or by == participant:
+            raise InvalidInput(
+                f"only {stage.party!r} records stage {stage.name!r}, and never for its own "
+                "submission",
+                where="--as",
+            )
+        return
+    allowed = stage.supplied_by or []
+    if by not in allowed or by == participant:
+        raise InvalidInput(
+            f"{by!r} may not supply evidence for stage {stage.name!r} (supplied by: "
+            f"{', '.join(allowed)}; never the submission's own participant: a participant's "
+            "account of its own work is never evidence)",
+            where="--as",
+        )
 
 
 class _Raced(Exception):
@@ -874,7 +978,8 @@ def _refusals(
 
 
 def _size(path: Path) -> int | str:
-    """Bytes in a file or a folder (regular files and folders only)."""
+    """Bytes in a file or a folder (regular files and folders only, within the depth, entry
+    and path-length caps the sandbox stages trees under), or why it is refused."""
     try:
         mode = os.lstat(path).st_mode
     except OSError as exc:
@@ -883,14 +988,28 @@ def _size(path: Path) -> int | str:
         return os.lstat(path).st_size
     if not stat.S_ISDIR(mode):
         return f"{str(path)!r} is not a regular file or a folder"
-    total = 0
-    for root, dirs, files in os.walk(path):
+    total = entries = 0
+    problems: list[str] = []
+    for root, dirs, files in os.walk(path, onerror=lambda exc: problems.append(str(exc.strerror))):
+        relative = os.path.relpath(root, path)
+        if relative.count(os.sep) + 1 > MAX_DEPTH or len(relative) > MAX_RELATIVE_PATH:
+            return (
+                f"the folder nests deeper than {MAX_DEPTH} levels or {MAX_RELATIVE_PATH} characters"
+            )
         for name in dirs + files:
-            info = os.lstat(os.path.join(root, name))
+            entries += 1
+            if entries > MAX_ENTRIES:
+                return f"the folder holds more than {MAX_ENTRIES} entries"
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except OSError as exc:
+                return f"an entry of the folder cannot be read ({exc.strerror})"
             if stat.S_ISLNK(info.st_mode):
                 return f"{os.path.join(root, name)!r} is a symbolic link (give files and folders)"
             if stat.S_ISREG(info.st_mode):
                 total += info.st_size
             elif not stat.S_ISDIR(info.st_mode):
                 return f"{os.path.join(root, name)!r} is not a regular file or a folder"
+    if problems:
+        return f"the folder cannot be read whole ({problems[0]})"
     return total

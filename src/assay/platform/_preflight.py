@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -20,7 +20,7 @@ from assay._config import Config
 from assay._errors import InvalidInput
 from assay._wire import WireModel
 from assay.ledger import BlobStore
-from assay.platform._contract import SandboxStage
+from assay.platform._contract import SandboxStage, head
 from assay.platform._evaluate import Inputs, built_checks, sandbox_stage
 from assay.platform._folder import load_folder
 from assay.platform._publish import bind, lay_out, run_conformance
@@ -44,12 +44,9 @@ class Preflight(WireModel):
 
 
 def _sealed_keys(stage: SandboxStage, sealed: Mapping[str, datetime]) -> list[str]:
-    keys = set()
+    keys: set[str] = set()
     for check in built_checks(stage):
-        for value in check.spec.verifier_files():
-            parts = PurePosixPath(value).parts
-            if parts and parts[0] in sealed:
-                keys.add(parts[0])
+        keys.update(k for k in map(head, check.spec.verifier_files()) if k in sealed)
     return sorted(keys)
 
 
@@ -78,11 +75,11 @@ def preflight(
             blobs.materialize(blob.sha256, workspace / role, tree=path.is_dir())
             shas[role] = blob.sha256
         conformed = {
-            c.checker
+            c.conformance_key
             for c in run_conformance(
                 contract, revision, "preflight", config, blobs, Path(tmp) / "conformance"
             )
-            if c.passed
+            if c.passed and c.conformance_key
         }
         inputs = Inputs(
             run="preflight",

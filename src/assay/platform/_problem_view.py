@@ -28,7 +28,11 @@ def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
     if isinstance(stage, SandboxStage):
         checks = [str(c.get("description") or c.get("kind")) for c in stage.checks]
         return StageSummary(
-            name=stage.name, type=stage.type, establishes=_establishes(stage), checks=checks
+            name=stage.name,
+            type=stage.type,
+            establishes=_establishes(stage),
+            checks=checks,
+            specs=stage.checks,
         )
     if isinstance(stage, ReviewStage):
         return StageSummary(

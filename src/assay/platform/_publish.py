@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 from datetime import datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from assay._config import Config
 from assay._errors import InvalidInput
 from assay.checks import build_check
 from assay.ledger import BlobStore
-from assay.platform._contract import Contract, SandboxStage
+from assay.platform._contract import Contract, SandboxStage, head
+from assay.platform._evaluate import conformance_key
 from assay.platform._folder import Draft
 from assay.platform._records import ConformanceRecord
 from assay.platform._revision import Binding, Revision
@@ -23,11 +24,6 @@ from assay.sandbox import (
     default_command,
     with_result_channel,
 )
-
-
-def _head(value: str) -> str:
-    parts = PurePosixPath(value).parts
-    return parts[0] if parts else value
 
 
 def bind(draft: Draft, blobs: BlobStore, cap: int) -> Revision:
@@ -93,7 +89,7 @@ def run_conformance(
             for stage in contract.stages
             if isinstance(stage, SandboxStage)
             for check in stage.checks
-            if check.get("kind") == "program" and _head(str(check.get("checker", ""))) == key
+            if check.get("kind") == "program" and head(str(check.get("checker", ""))) == key
         }
         if not specs:
             records.append(
@@ -148,6 +144,7 @@ def _conform(
             revision=rid,
             key=key,
             checker=checker_id,
+            conformance_key=conformance_key(checker_id, raw),
             passed=False,
             detail=f"the fixtures cannot be used: {exc}",
         )
@@ -155,6 +152,7 @@ def _conform(
         revision=rid,
         key=key,
         checker=checker_id,
+        conformance_key=conformance_key(checker_id, raw),
         passed=result.passed,
         detail=result.describe(),
         digest=result.digest,

@@ -213,7 +213,11 @@ def run_view(history: History, run: str, context: ViewContext) -> RunView:
 
 
 def verdict(history: History, context: ViewContext) -> Verdict:
-    """The standing verdict (the latest finding of a counted run) and the latest re-check."""
+    """The standing verdict (the latest finding of a counted run) and the latest re-check.
+
+    Runs of one submission are judged under one revision, so they must agree: when counted
+    runs found both verified and refuted, the standing verdict is inconclusive (a submission
+    re-checked until a flaky run passes is not verified)."""
     held = context.held_until
     if held is not None:
         return Verdict(standing=None, latest=None, text=f"Recorded; results on {when(held)}")
@@ -237,6 +241,15 @@ def verdict(history: History, context: ViewContext) -> Verdict:
             text = "Not concluded yet" if history.runs else "Not evaluated"
         return Verdict(standing=None, latest=None, text=text)
     findings = [(run, s) for run, s in counted if s in (Status.VERIFIED, Status.REFUTED)]
+    if len({s for _, s in findings}) > 1:  # one revision, one contract: the runs disagree
+        refuted = next(run for run, s in findings if s is Status.REFUTED)
+        verified = next(run for run, s in findings if s is Status.VERIFIED)
+        return Verdict(
+            standing=Status.INCONCLUSIVE,
+            latest=counted[-1][1],
+            text=f"Could not determine: the runs conflict (refuted in {refuted}, verified in "
+            f"{verified}); the checks or the work are not deterministic",
+        )
     standing_run, standing = findings[-1] if findings else counted[-1]
     latest_run, latest = counted[-1]
     if latest_run == standing_run:

@@ -194,6 +194,8 @@ class ConformanceRecord(WireModel):
     revision: str
     key: str
     checker: str
+    conformance_key: str | None = None
+    """The checker run as one check spec (``_evaluate.conformance_key``): what a run looks up."""
     passed: bool
     detail: str
     digest: str | None = None

@@ -109,6 +109,10 @@ class StageSummary(WireModel):
     type: str
     establishes: str
     checks: list[str] = Field(default_factory=list)
+    specs: list[dict[str, Any]] = Field(default_factory=list)
+    """For a sandbox stage: its check specs in full. A contract is public: what it checks, and
+    any expected value written in it, is shown before anyone starts (an answer kept from
+    participants belongs in a sealed reference)."""
     mechanism: str | None = None
     """For an external stage: "rule" or "party"."""
     party: str | None = None
@@ -147,7 +151,9 @@ class Published(WireModel):
     revision: str
     contract: str | None
     new: bool
-    """False when this exact revision was published before (nothing was stored)."""
+    """False when this exact revision was published before (nothing new was stored)."""
+    current_again: bool = False
+    """An earlier revision published again: it is the current revision again."""
     conformance: list[dict[str, Any]] = Field(default_factory=list)
 
 
