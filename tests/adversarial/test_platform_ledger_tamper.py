@@ -11,6 +11,10 @@ Also a documented limit, not tested here: removing rows from the END of the chai
 the chain from an edited row with every hash recomputed, keeps it intact; only comparing
 ``head`` with a copy kept elsewhere shows it, and ``ledger verify`` takes no head to compare.
 
+Found by padv2 (fixed; kept as regression tests): ``Platform.verify`` stops with an exception (BlobMissing,
+IsADirectoryError, LedgerError) instead of reporting the store not intact when a folder
+artifact's manifest blob is deleted, or a blob file is replaced by a folder or by a link.
+
 Refused correctly (passing): a run's recorded status edited from refuted to verified with raw SQL
 is named by ``ledger verify`` (exit 1, the row).
 """
@@ -82,3 +86,34 @@ def test_ledger_verify_names_a_run_edited_from_refuted_to_verified(
     done = _verify(db_url, tmp_path)
     assert done.returncode == 1
     assert f"row {seq} was edited" in done.stdout
+
+
+@pytest.mark.parametrize("how", ["manifest-deleted", "blob-is-a-folder", "blob-is-a-link"])
+def test_ledger_verify_reports_a_tampered_tree_instead_of_failing(tmp_path: Path, how: str) -> None:
+    """The command meant to say what was tampered with must say it (intact: false, the blob),
+    not stop with an exception: a folder artifact's manifest deleted (``_live_blobs`` reads
+    every manifest), a blob replaced by a folder (``audit`` opens it), or by a link to a copy of
+    its own bytes (``audit`` follows it and passes; ``read`` refuses links)."""
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path, contract=None), "m")
+        folder = tmp_path / "work" / "folder"
+        folder.mkdir(parents=True)
+        (folder / "a.txt").write_text("hello")
+        run = platform.submit("demo", {"doc": folder}, None, "a")
+        sha = platform.show(run.submission, "a").artifacts[0].sha256
+        blob = tmp_path / "blobs" / sha[:2] / sha
+        data = blob.read_bytes()
+        blob.unlink()
+        if how == "blob-is-a-folder":
+            blob.mkdir()
+        elif how == "blob-is-a-link":
+            copy = tmp_path / "copy"
+            copy.write_bytes(data)
+            blob.symlink_to(copy)
+        try:
+            report = platform.verify()
+        except Exception as exc:
+            pytest.fail(f"verify stopped with {type(exc).__name__}: {exc}")
+        assert not report.intact
+        assert report.problem is not None and sha in report.problem

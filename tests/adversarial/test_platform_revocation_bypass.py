@@ -6,6 +6,11 @@ Found here and fixed by the lead while this was written (kept as passing regress
   ``verified``, and the current verdict read ``Verified``;
 - anyone (a participant, a stranger) could revoke any checker, for every problem.
 
+Found by padv2 (xfail until fixed): a revocation is global, and ``revoke`` asks only about the
+problems whose runs already used the checker: mallory, manager of a problem of her own, revokes
+a built-in kind's id or ``party:bob`` before alice's problem has a run, and every later run
+there is ``inconclusive``.
+
 Refused correctly (passing): a revoked sandbox checker cannot make a new run verified; someone who
 manages none of the problems a checker judged cannot revoke it; a revocation does not turn a
 verified run into a refutation.
@@ -19,6 +24,7 @@ from typing import Any
 import pytest
 
 from assay._errors import InvalidInput
+from assay._version import __version__
 from assay.status import Status
 from tests.adversarial.platform_attacks import (
     Clock,
@@ -96,3 +102,30 @@ def test_only_a_manager_revokes(db_url: str, tmp_path: Path, who: str) -> None:
         with pytest.raises(InvalidInput, match="--as"):
             platform.revoke(run.stages[0].checkers[0], "it refuted me", who)
         assert platform.show(run.submission, "alice").verdict.standing is Status.REFUTED
+
+
+@pytest.mark.parametrize("checker", ["kind", "party"])
+def test_a_revocation_reaches_no_problem_the_revoker_does_not_manage(
+    tmp_path: Path, checker: str
+) -> None:
+    """Anyone becomes a manager by publishing a problem of their own; the manager check of
+    ``revoke`` only looks at problems whose runs ALREADY used the checker, and a revocation is
+    global. So mallory revokes a built-in kind (every assay release gives kinds a new id, with
+    no runs yet) or a party name before alice's problem has any run, and every later run there
+    is ``inconclusive``: nobody can be verified on alice's problem."""
+    config = store(f"sqlite:///{tmp_path}/ledger.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        platform.publish(make_problem(tmp_path / "m", problem="mine"), "mallory")
+        checker_id = f"assay:answer_equals@{__version__}" if checker == "kind" else "party:bob"
+        try:
+            platform.revoke(checker_id, "sabotage", "mallory")
+        except InvalidInput:
+            return  # refused: mallory manages none of the problems the checker will judge
+        contract = answer_contract() if checker == "kind" else _with_external(PARTY)
+        platform.publish(make_problem(tmp_path / "a", problem="alices", contract=contract), "al")
+        run = platform.submit("alices", {}, "42", "bob" if checker == "kind" else "carol")
+        if checker == "party":
+            run = platform.record_external(
+                run.submission, "judge", "bob", status=Status.VERIFIED, reason="correct"
+            )
+        assert run.status is Status.VERIFIED, f"mallory's revocation reached alice: {run.detail}"

@@ -5,6 +5,9 @@ Found (xfail until fixed): expected values written in the contract (``answer_num
 ``file_equals``'s content, ``answer_one_of``'s values) are quoted to the participant in the run's
 detail and evidence after one wrong submission, though ``assay problem show`` does not show them.
 
+Found by padv2 (xfail until fixed): with contracts public, ``problem show`` prints a
+``hidden_python`` check's inline ``code`` (the kind's one promise is that its source never shows).
+
 Found here and fixed by the lead while this was written (passing):
 - a check's verifier-side path could climb out of its reference key with ``..``
   (``mine/../../references-<rid>/labels``): publishing accepted it, and since the platform lays
@@ -18,7 +21,10 @@ Refused correctly (passing): the detail and evidence of a check that reads a sea
 are withheld from the participant in submit, show and recheck, shown to a manager, and shown to
 the participant once the label release passes; a WORKSPACE-side path that climbs with ``..``
 (``d/../../../references-<rid>/labels``) is refused by the kinds at run time ("escapes the
-workspace"); ``problem show`` names a sealed reference without its bytes.
+workspace"); ``problem show`` names a sealed reference without its bytes; with publishing's
+``_climbs`` switched off (a contract stored before that rule), the run-time defence
+(``_evaluate._escape``) still refuses a climbing verifier path, to another problem's sealed
+reference, a host file or the scratch root, as ``inconclusive`` without reading it (padv2).
 """
 
 from __future__ import annotations
@@ -297,3 +303,60 @@ def test_a_workspace_path_cannot_climb_into_another_problems_references(
         run = platform.submit("evil", {"d": folder}, None, "mallory")
     assert run.status is not None and run.status.value == "refuted"
     assert "escapes the workspace" in run.stages[0].detail
+
+
+@pytest.mark.parametrize(
+    "formula",
+    ["mine/../../references-RID/labels", "mine/../../../../../../etc/hostname", "mine/../.."],
+    ids=["other-problem", "host-file", "scratch-root"],
+)
+def test_the_run_time_defence_holds_for_a_contract_stored_before_the_publish_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, formula: str
+) -> None:
+    """``_escape`` (run time) must refuse a climbing verifier path even when publishing let it
+    through (a contract stored before ``_climbs`` existed): publishing's check is switched off
+    here, so only the run-time defence stands between the check and the sealed formula."""
+    from assay.platform import _folder
+
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        victim = platform.publish(
+            make_problem(
+                tmp_path, problem="victim", contract=_sealed_sat(), files={"labels.cnf": CNF}
+            ),
+            "alice",
+        )
+        platform.submit("victim", {"a": artifact(tmp_path, "x", ALL_FALSE)}, None, "carol")
+        climbing = formula.replace("RID", victim.revision[:16])
+        evil = make_problem(
+            tmp_path, problem="evil", contract=_climbing(climbing), files={"mine/x": "x"}
+        )
+        monkeypatch.setattr(_folder, "_climbs", lambda value: False)
+        platform.publish(evil, "mallory")
+        run = platform.submit("evil", {"a": artifact(tmp_path, "y", ALL_FALSE)}, None, "mallory")
+    shown = json.dumps(run.to_json())
+    assert "line 3 of the formula" not in shown and "p cnf" not in shown
+    assert run.status is not None and run.status.value == "inconclusive", shown
+    assert "leaves the reference it names" in shown
+
+
+def test_problem_show_never_prints_a_hidden_checks_code(tmp_path: Path) -> None:
+    """``hidden_python`` exists to be withheld ("its source never shows"), but contracts are now
+    public and ``problem show`` prints every spec in full: the hidden assertion, and so the
+    expected value a policy then hard-codes, is on screen (and in the MCP/JSON view)."""
+    hidden = "import solution\nassert solution.f(12345) == 'SECRET-EXPECTED'\n"
+    contract = {
+        "roles": [{"name": "sol", "max_bytes": 1000}],
+        "acceptance": "f is right on inputs you are not shown.",
+        "stages": [
+            {"name": "s", "type": "sandbox", "checks": [{"kind": "hidden_python", "code": hidden}]}
+        ],
+    }
+    config = store(f"sqlite:///{tmp_path}/l.db", tmp_path)
+    with opened(config, Clock()) as platform:
+        try:
+            platform.publish(make_problem(tmp_path, contract=contract), "mgr")
+        except InvalidInput:
+            return  # refused at the door (e.g. "give 'file' naming a sealed reference"): fine
+        shown = json.dumps(platform.problem("demo").to_json(), default=str)
+    assert "SECRET-EXPECTED" not in shown, "the hidden check's source is shown to everyone"

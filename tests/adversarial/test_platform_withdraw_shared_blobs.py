@@ -14,6 +14,10 @@ external evidence: bob submits a document whose bytes equal the evidence a suppl
 alice's run (``{"passed": true}`` is easy to guess) and withdraws it: the evidence alice's record
 names is deleted.
 
+Found by padv2 (fixed; kept as regression tests): a withdrawal racing a submission of the same bytes in
+another process deletes them: the submission stores its blob before it records itself, and the
+withdrawal's live set (read after its own record) cannot see it.
+
 Refused correctly (passing): withdrawing a single file whose bytes equal a reference keeps the
 reference; the withdrawn artifact's role, size and sha256 stay stated.
 """
@@ -22,10 +26,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.adversarial.platform_attacks import Clock, artifact, make_problem, opened, store
+from assay.platform import RunView, Work
+from assay.status import Status
+from tests.adversarial.platform_attacks import (
+    Clock,
+    artifact,
+    make_problem,
+    opened,
+    store,
+)
 from tests.platform.conftest import SCHEMA, SCHEMA_FILES
 
 CONTRACT = {
@@ -113,3 +126,34 @@ def test_withdrawing_an_artifact_keeps_evidence_a_run_names(db_url: str, tmp_pat
         bob = platform.submit("demo", {"doc": artifact(tmp_path, "b.json", EVIDENCE)}, None, "bob")
         platform.withdraw(bob.submission, "doc", "bob")
         assert platform.ledger.blobs.has(evidence), "the evidence alice's run names was deleted"
+
+
+def test_a_withdrawal_racing_a_submission_of_the_same_bytes_keeps_them(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The live set is read after the withdrawal is recorded, but a submission of the same bytes
+    in another process stores its blob BEFORE it records the submission (for a batch: every
+    item's blob before one append), so the withdrawal deletes bytes it cannot see are needed:
+    the new run ends ``error`` (free) and its bytes are gone for good."""
+    config = store(db_url, tmp_path)
+    clock = Clock()
+    with opened(config, clock) as platform, opened(config, clock) as other:
+        platform.publish(make_problem(tmp_path, contract=CONTRACT, files=SCHEMA_FILES), "mgr")
+        doc = artifact(tmp_path, "doc.json", GOOD)
+        alice = platform.submit("demo", {"doc": doc}, None, "alice")
+        real = platform.ledger.append
+        fired: list[bool] = []
+
+        def append(*entries: Any, guard: Any = None) -> Any:
+            if guard is not None and not fired:  # bob's blob is stored, his record not yet
+                fired.append(True)
+                other.withdraw(alice.submission, "doc", "alice")
+            return real(*entries, guard=guard)
+
+        platform.ledger.append = append  # type: ignore[method-assign]
+        bob = platform.submit_many("demo", [Work("bob", {"doc": doc})])[0]
+        platform.ledger.append = real  # type: ignore[method-assign]
+        assert isinstance(bob, RunView)
+        assert bob.status is Status.VERIFIED, f"bob's run: {bob.label}: {bob.detail}"
+        sha = bob.stages[0].inputs["artifact:doc"]
+        assert platform.ledger.blobs.has(sha), "bob's artifact bytes were deleted"

@@ -39,6 +39,9 @@ class Spec(BaseModel):
     """Fields whose values name verifier-side files, relative to ``CheckContext.base_dir``."""
     workspace_fields: ClassVar[tuple[str, ...]] = ()
     """Fields whose values name paths in the workspace."""
+    private_fields: ClassVar[tuple[str, ...]] = ()
+    """Fields whose values the work being checked must never see (a hidden check's code): a
+    published contract shows them as withheld."""
 
     weight: float = Field(1.0, gt=0, allow_inf_nan=False)
     """Share of the score in ``weighted`` mode."""

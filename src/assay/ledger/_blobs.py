@@ -153,6 +153,9 @@ class BlobStore:
             raise BlobMissing(sha) from None
         except OSError as exc:
             raise LedgerError(f"blob {sha} cannot be read: {exc.strerror}") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise LedgerError(f"blob {sha} is corrupt: it is not a regular file")
         with os.fdopen(fd, "rb") as source:
             data = source.read()
         if hashlib.sha256(data).hexdigest() != sha:
@@ -172,12 +175,8 @@ class BlobStore:
             for path in sorted(bucket.iterdir()):
                 if not _SHA.match(path.name):
                     continue
-                digest = hashlib.sha256()
-                with open(path, "rb") as source:
-                    while chunk := source.read(1 << 20):
-                        digest.update(chunk)
                 checked += 1
-                if digest.hexdigest() != path.name:
+                if _digest_of(path) != path.name:
                     return checked, path.name
         return checked, None
 
@@ -271,3 +270,20 @@ def _write_new(path: Path, data: bytes, *, executable: bool) -> None:
     with os.fdopen(fd, "wb") as out:
         out.write(data)
         os.fchmod(out.fileno(), mode)
+
+
+def _digest_of(path: Path) -> str | None:
+    """The sha256 of a regular file's bytes; None for anything else (a link, a folder) or what
+    cannot be read: never a blob."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with os.fdopen(fd, "rb") as source:
+        digest = hashlib.sha256()
+        while chunk := source.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()

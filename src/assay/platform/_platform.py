@@ -15,6 +15,7 @@ import secrets
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from typing import Any
 
 from assay._config import Config
 from assay._errors import InvalidInput
-from assay.ledger import Blob, ChainReport, Entry, Ledger, NewEntry, Reader
+from assay.ledger import Blob, ChainReport, Entry, Ledger, LedgerError, NewEntry, Reader
 from assay.platform import _records as r
 from assay.platform._allowance import AllowanceUsed, next_slot, window_start
 from assay.platform._contract import NAME, Contract, ExternalStage
@@ -56,13 +57,15 @@ def new_id(prefix: str) -> str:
     """A fresh, unguessable id (a participant must not be able to name another's submission by
     counting): 64 random bits, drawn from the system's generator a batch at a time."""
     global _random
-    pid, left = _random
-    if pid != os.getpid() or not left:  # a forked child never reuses its parent's bytes
-        pid, left = os.getpid(), secrets.token_bytes(8 * 256)
-    _random = (pid, left[8:])
+    with _random_lock:
+        pid, left = _random
+        if pid != os.getpid() or not left:  # a forked child never reuses its parent's bytes
+            pid, left = os.getpid(), secrets.token_bytes(8 * 256)
+        _random = (pid, left[8:])
     return f"{prefix}-{left[:8].hex()}"
 
 
+_random_lock = threading.Lock()
 _random: tuple[int, bytes] = (0, b"")
 """This process's random bytes not yet used for an id (one draw serves 256 ids)."""
 
@@ -213,7 +216,18 @@ class Platform:
         order (its run, or the refusal), in two transactions for the whole batch.
 
         Each is treated exactly as ``submit`` treats it (allowance, roles, a run of its own); a
-        batch is how a training loop records many rollouts without paying a commit for each."""
+        batch is how a training loop records many rollouts without paying a commit for each.
+        When another process changed what the batch was decided on (an allowance filled, bytes
+        withdrawn) between the decision and the write, the batch is decided again: each item
+        still gets its own result."""
+        for _ in range(3):
+            try:
+                return self._submit_once(problem, works)
+            except _Raced:
+                continue
+        raise LedgerError(f"the store kept changing under a batch for {problem!r}; try again")
+
+    def _submit_once(self, problem: str, works: Sequence[Work]) -> list[RunView | InvalidInput]:
         entry = self._revisions(problem)[-1]
         rid = entry.subject
         revision = self._revision(rid, entry.body)
@@ -246,6 +260,7 @@ class Platform:
                 if key not in attempts or work.attempt == "new":
                     attempts[key] = self._attempt(problem, work.participant, work.attempt)
                 attempt = attempts[key]
+                attempts[(work.participant, None)] = attempt  # the latest, as `submit` sees it
             except InvalidInput as exc:
                 results[index] = exc
                 continue
@@ -264,13 +279,27 @@ class Platform:
                 )
                 results[index] = InvalidInput("; ".join(problems), where="--artifact")
                 continue
+            try:
+                stored = self._store(contract, work.artifacts)
+            except InvalidInput as exc:  # the bytes changed or cannot be stored: refused
+                body = r.RefusedRecord(
+                    submission=submission,
+                    problem=problem,
+                    participant=work.participant,
+                    reason=str(exc),
+                )
+                entries.append(
+                    self._entry(r.REFUSED, submission, body, at, problem, work.participant)
+                )
+                results[index] = exc
+                continue
             record = r.SubmissionRecord(
                 submission=submission,
                 attempt=attempt,
                 problem=problem,
                 revision=rid,
                 participant=work.participant,
-                artifacts=self._store(contract, work.artifacts),
+                artifacts=stored,
                 summary=work.summary,
             )
             run = new_id("r")
@@ -285,9 +314,18 @@ class Platform:
             )
             admitted.append((index, record, run))
 
-        def within_allowance(find: Reader) -> None:
-            """The same count, read inside the append's transaction, so submissions racing
-            from several processes cannot all pass it."""
+        def unchanged(find: Reader) -> None:
+            """Read again inside the append's transaction: the allowance still admits every
+            item, and every stored byte is still there (a withdrawal deletes under the same
+            lock). Otherwise the batch is decided again (``_Raced``)."""
+            for _, record, _ in admitted:
+                for artifact in record.artifacts:
+                    if not self.ledger.blobs.has(artifact.sha256):
+                        raise _Raced
+                    if artifact.tree and not all(
+                        map(self.ledger.blobs.has, self._tree_files(artifact.sha256))
+                    ):
+                        raise _Raced
             if allowance is None:
                 return
             for participant, count in batch.items():
@@ -297,14 +335,13 @@ class Platform:
                     participant=participant,
                     since=window_start(allowance, at),
                 )
-                slot = next_slot(allowance, counted, at, count - 1)
-                if slot is not None:
-                    raise AllowanceUsed(allowance, slot)
+                if next_slot(allowance, counted, at, count - 1) is not None:
+                    raise _Raced
 
-        appended = self.ledger.append(*entries, guard=within_allowance)
+        appended = self.ledger.append(*entries, guard=unchanged)
         by_subject: dict[str, list[Entry]] = {}
-        for stored in appended:
-            by_subject.setdefault(stored.subject, []).append(stored)
+        for written in appended:
+            by_subject.setdefault(written.subject, []).append(written)
         views = self._conclude(
             [
                 (record, run, revision, contract, 0, by_subject[record.submission])
@@ -367,7 +404,13 @@ class Platform:
             withdrawn = {e.body["artifact"]["role"] for e in known if e.kind == r.WITHDRAWN}
             try:
                 progress = self._evaluate(
-                    sub, run, revision, contract, start, revocations, withdrawn
+                    sub,
+                    run,
+                    revision,
+                    contract,
+                    start,
+                    [e for e in revocations if r.revokes(e.body, sub.problem)],
+                    withdrawn,
                 )
             except Exception as exc:  # assay's machinery, never the work: recorded, not lost
                 progress = Progress(stages=[])
@@ -518,7 +561,11 @@ class Platform:
                     where="--result",
                 )
             concluded, detail = status, reason
-        revoked = {e.subject: e.body["why"] for e in self.ledger.find(kind=r.REVOKED)}
+        revoked = {
+            e.subject: e.body["why"]
+            for e in self.ledger.find(kind=r.REVOKED)
+            if r.revokes(e.body, sub.problem)
+        }
         if checker in revoked:  # as a revoked check's outcome is gated: it concludes nothing
             concluded, detail = (
                 Status.INCONCLUSIVE,
@@ -565,6 +612,8 @@ class Platform:
                     where="--stage",
                 )
 
+        resumed = r.ResumedRecord(run=run, stage=stage, owner=me())
+        before.append(self._entry(r.RESUMED, submission, resumed, at, sub.problem, sub.participant))
         if concluded is not Status.VERIFIED:
             finished = r.FinishedRecord(
                 run=run,
@@ -580,15 +629,15 @@ class Platform:
                 history.revocations,
             )
             return run_view(history, run, self._view_context(history, sub.participant))
-        resumed = r.ResumedRecord(run=run, stage=stage, owner=me())
-        before.append(self._entry(r.RESUMED, submission, resumed, at, sub.problem, sub.participant))
         known = history.entries + self.ledger.append(*before, guard=still_waiting)
         return self._conclude([(sub, run, revision, contract, index + 1, known)])[0]
 
     # ---------------------------------------------------------------- records about records
 
     def revoke(self, checker: str, why: str, by: str) -> Revocation:
-        """Revoke every run ``checker`` produced: still readable, marked, no longer counted."""
+        """Revoke every run ``checker`` produced on the problems ``by`` manages: still readable,
+        marked, no longer counted; there it concludes nothing afterwards. Other managers'
+        problems are theirs to decide."""
         person(by)
         if not why.strip():
             raise InvalidInput("say why the checker is revoked", where="--why")
@@ -601,18 +650,18 @@ class Platform:
                 "program:SHA256, rule:..., party:NAME)",
                 where="--checker",
             )
-        problems = sorted({e.problem for e in stages if e.problem})
-        unmanaged = [p for p in problems if by not in self._managers(p)]
-        if unmanaged or (not problems and not self._manages_any(by)):
-            named = ", ".join(unmanaged) if unmanaged else "any problem here"
+        mine = sorted(
+            e.subject for e in self.ledger.find(kind=r.PROBLEM) if by in e.body["managers"]
+        )
+        if not mine:
             raise InvalidInput(
-                f"{by!r} does not manage {named}; only a manager of every problem a checker "
-                "judged may revoke it",
+                f"{by!r} manages no problem here; a revocation covers the problems its author "
+                "manages",
                 where="--as",
             )
-        body = r.RevokedRecord(checker=checker, why=why, by=by)
+        body = r.RevokedRecord(checker=checker, why=why, by=by, problems=mine)
         self.ledger.append(self._entry(r.REVOKED, checker, body, self.clock()))
-        runs = sorted({e.body["run"] for e in stages})
+        runs = sorted({e.body["run"] for e in stages if e.problem in mine})
         return Revocation(checker=checker, why=why, runs=runs)
 
     def withdraw(self, submission: str, role: str, by: str) -> SubmissionView:
@@ -628,10 +677,18 @@ class Platform:
                 f"artifact {role!r} of {submission} is already withdrawn", where="ROLE"
             )
         body = r.WithdrawnRecord(submission=submission, artifact=artifact, by=by)
+
+        def delete_unneeded(find: Reader) -> None:
+            """Delete the bytes under the write lock, keeping what any record names (this
+            withdrawal not yet among them), so a submission storing the same bytes meanwhile
+            either lands first (and keeps them) or finds them gone and stores them again."""
+            keep = self._live_blobs(find, also_withdrawn=(submission, role))
+            self.ledger.blobs.delete(artifact.sha256, tree=artifact.tree, keep=keep)
+
         self.ledger.append(
-            self._entry(r.WITHDRAWN, submission, body, self.clock(), sub.problem, sub.participant)
+            self._entry(r.WITHDRAWN, submission, body, self.clock(), sub.problem, sub.participant),
+            guard=delete_unneeded,
         )
-        self.ledger.blobs.delete(artifact.sha256, tree=artifact.tree, keep=self._live_blobs())
         return self.show(submission, by)
 
     def nominate(self, submission: str, by: str) -> SubmissionView:
@@ -668,16 +725,23 @@ class Platform:
         report = self.ledger.verify(blobs=True)
         if not report.intact:
             return report
-        missing = sorted(sha for sha in self._live_blobs() if not self.ledger.blobs.has(sha))
+        missing = sorted(sha for sha in self._live_blobs() if not self._present(sha))
         if not missing:
             return report
         return report.model_copy(
             update={
                 "intact": False,
-                "problem": f"blob {missing[0]} is missing, though a record still names it "
+                "problem": f"blob {missing[0]} is missing or damaged, though a record still names it "
                 f"({len(missing)} missing in all)",
             }
         )
+
+    def _present(self, sha: str) -> bool:
+        try:
+            self.ledger.blobs.read(sha)
+        except LedgerError:
+            return False
+        return True
 
     def sweep(self) -> list[str]:
         """Record as ``error`` ("interrupted") every run whose evaluating process is gone.
@@ -814,24 +878,28 @@ class Platform:
             for e in self.ledger.find(kind=r.WITHDRAWN, subject=submission)
         }
 
-    def _live_blobs(self) -> set[str]:
-        """Every sha256 a revision or a non-withdrawn artifact still names."""
+    def _live_blobs(
+        self, find: Reader | None = None, also_withdrawn: tuple[str, str] | None = None
+    ) -> set[str]:
+        """Every sha256 a revision, a recorded piece of evidence or a non-withdrawn artifact
+        still names (read with ``find``: inside a write, the write's own view)."""
+        find = find or self.ledger.find
         live: set[str] = set()
-        withdrawn = {
-            (e.subject, e.body["artifact"]["role"]) for e in self.ledger.find(kind=r.WITHDRAWN)
-        }
-        for entry in self.ledger.find(kind=r.SUBMISSION):
+        withdrawn = {(e.subject, e.body["artifact"]["role"]) for e in find(kind=r.WITHDRAWN)}
+        if also_withdrawn is not None:
+            withdrawn.add(also_withdrawn)
+        for entry in find(kind=r.SUBMISSION):
             for artifact in entry.body["artifacts"]:
                 if (entry.subject, artifact["role"]) not in withdrawn:
                     live.add(artifact["sha256"])
                     if artifact["tree"]:
-                        live.update(f[1] for f in self.ledger.blobs.manifest(artifact["sha256"]))
+                        live.update(self._tree_files(artifact["sha256"]))
         live.update(
             e.body["evidence_sha256"]
-            for e in self.ledger.find(kind=r.EXTERNAL)
+            for e in find(kind=r.EXTERNAL)
             if e.body.get("evidence_sha256")
         )
-        for entry in self.ledger.find(kind=r.REVISION):
+        for entry in find(kind=r.REVISION):
             revision = Revision.model_validate(entry.body)
             bindings = [
                 revision.statement,
@@ -842,8 +910,16 @@ class Platform:
             for binding in bindings:
                 live.add(binding.sha256)
                 if binding.tree:
-                    live.update(f[1] for f in self.ledger.blobs.manifest(binding.sha256))
+                    live.update(self._tree_files(binding.sha256))
         return live
+
+    def _tree_files(self, sha: str) -> list[str]:
+        """The blobs a stored folder's manifest names; none when the manifest itself is gone or
+        damaged (the manifest is then what ``verify`` reports)."""
+        try:
+            return [f[1] for f in self.ledger.blobs.manifest(sha)]
+        except LedgerError:
+            return []
 
     def _attempt(self, problem: str, participant: str, attempt: str | None) -> str:
         if attempt == "new":

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from assay.checks import build_check
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage
 from assay.platform._evaluate import REVIEW_NOT_BUILT
 from assay.platform._revision import Revision
@@ -24,6 +26,16 @@ def _establishes(stage: SandboxStage | ReviewStage | ExternalStage) -> str:
     return "assay applies the stage's JSON Schema to evidence someone supplies"
 
 
+WITHHELD = "(withheld: a hidden check is never shown to the work it judges)"
+
+
+def _public(spec: dict[str, Any]) -> dict[str, Any]:
+    """A check spec as everyone may see it: the kind's private fields (a hidden check's code)
+    withheld, every other field as the author wrote it."""
+    private = build_check(spec).spec.private_fields
+    return {k: WITHHELD if k in private else v for k, v in spec.items()}
+
+
 def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
     if isinstance(stage, SandboxStage):
         checks = [str(c.get("description") or c.get("kind")) for c in stage.checks]
@@ -32,7 +44,7 @@ def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
             type=stage.type,
             establishes=_establishes(stage),
             checks=checks,
-            specs=stage.checks,
+            specs=[_public(c) for c in stage.checks],
         )
     if isinstance(stage, ReviewStage):
         return StageSummary(

@@ -86,7 +86,11 @@ class History:
         started = self.runs[run][0].seq
         used = {c for e in self.runs[run] if e.kind == r.STAGE for c in e.body.get("checkers", [])}
         for revocation in self.revocations:
-            if revocation.subject in used and revocation.seq > started:
+            if (
+                revocation.subject in used
+                and revocation.seq > started
+                and r.revokes(revocation.body, self.submission.problem)
+            ):
                 return f"checker {revocation.subject} revoked: {revocation.body['why']}"
         return None
 

@@ -181,11 +181,20 @@ class ExternalRecord(WireModel):
 
 
 class RevokedRecord(WireModel):
-    """A checker found not to implement its contract: every run it produced stops counting."""
+    """A checker found not to implement its contract: every run it produced on ``problems``
+    stops counting, and it concludes nothing there afterwards."""
 
     checker: str
     why: str
     by: str
+    problems: list[str] | None = None
+    """The problems the revocation covers: those its author manages (None: every problem)."""
+
+
+def revokes(revocation: dict[str, Any], problem: str | None) -> bool:
+    """Whether a revocation's body covers runs of ``problem``."""
+    covered = revocation.get("problems")
+    return covered is None or problem in covered
 
 
 class ConformanceRecord(WireModel):

@@ -110,9 +110,9 @@ class StageSummary(WireModel):
     establishes: str
     checks: list[str] = Field(default_factory=list)
     specs: list[dict[str, Any]] = Field(default_factory=list)
-    """For a sandbox stage: its check specs in full. A contract is public: what it checks, and
-    any expected value written in it, is shown before anyone starts (an answer kept from
-    participants belongs in a sealed reference)."""
+    """For a sandbox stage: its check specs. A contract is public: what it checks, and any
+    expected value written in it, is shown before anyone starts (an answer kept from
+    participants belongs in a sealed reference); only a hidden check's code is withheld."""
     mechanism: str | None = None
     """For an external stage: "rule" or "party"."""
     party: str | None = None

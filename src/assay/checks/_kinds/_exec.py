@@ -92,6 +92,8 @@ class HiddenSpec(RunSpec):
     """A python check withheld from the proposer: inline or from a file beside the task."""
 
     verifier_fields = ("file",)
+    private_fields = ("code",)
+
     code: NonBlank | None = None
     """The withheld check, inline in the task."""
     file: NonBlank | None = None
