@@ -57,6 +57,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA cache_size = -65536")
     finally:
         cursor.close()
 

@@ -10,13 +10,14 @@ the run's end; a process killed in between leaves a run that the next start reco
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import secrets
 import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -222,7 +223,8 @@ class Platform:
         still gets its own result."""
         for _ in range(3):
             try:
-                return self._submit_once(problem, works)
+                with _paused_cycle_collector():
+                    return self._submit_once(problem, works)
             except _Raced:
                 continue
         raise LedgerError(f"the store kept changing under a batch for {problem!r}; try again")
@@ -1018,6 +1020,21 @@ def _may_record(stage: ExternalStage, by: str, participant: str) -> None:
 
 class _Raced(Exception):
     """Another process changed a run between the sweep's read and its write (caught in sweep)."""
+
+
+@contextlib.contextmanager
+def _paused_cycle_collector() -> Iterator[None]:
+    """Pause Python's cycle collector for one batch. A batch makes tens of thousands of
+    short-lived, acyclic objects (records, views), which reference counting frees at once; the
+    collector would otherwise walk them over and over (measured: a third of a batch's time on a
+    grown store). Cycles made meanwhile are collected when it resumes."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _refusals(
