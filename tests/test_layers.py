@@ -34,9 +34,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("assay.sandbox",),
     ("assay.proofs",),
     ("assay.checks",),
+    ("assay.episodes",),  # the item wire format every interface shares: items, templates, results
+    ("assay.executors",),  # judging many episodes: a local pool of warm workers, or Ray
     ("assay.ledger",),  # the append-only store: entries and blobs, no meaning
+    ("assay.review",),  # review protocols, seats and reducers, recorded in the ledger
     ("assay.platform",),  # problems, contracts, submissions and runs, over the ledger
-    ("assay.service",),  # future: the HTTP API and MCP tools, thin twins of the library
+    ("assay.prove",),  # the proof search loop over the proof judges
+    ("assay.integrations",),  # reward functions in the RL frameworks' own call shapes
+    ("assay.service", "assay.mcp"),  # the HTTP API and MCP tools, thin twins of the library
     ("assay.cli",),
     ("assay", "assay.__main__"),  # the facade: re-exports, the entry point
 )

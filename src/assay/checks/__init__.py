@@ -7,7 +7,7 @@ outcome and turns any exception inside a kind into an ``error`` outcome.
 from assay.checks import _kinds  # noqa: F401  (registers the built-in kinds)
 from assay.checks._answer_key import AnswerKeyScore, score_answers, verify
 from assay.checks._context import CheckContext, Receipt
-from assay.checks._engine import Check, build_check, build_checks, run_checks
+from assay.checks._engine import Check, build_check, build_checks, run_checks, spec_error
 from assay.checks._kinds._json_schema import validate_json
 from assay.checks._registry import Kind, all_kinds, get_kind, kind
 from assay.checks._spec import Spec
@@ -31,6 +31,7 @@ __all__ = [
     "parse_task",
     "run_checks",
     "score_answers",
+    "spec_error",
     "validate_json",
     "verify",
 ]

@@ -42,6 +42,9 @@ class Spec(BaseModel):
     private_fields: ClassVar[tuple[str, ...]] = ()
     """Fields whose values the work being checked must never see (a hidden check's code): a
     published contract shows them as withheld."""
+    runs_code: ClassVar[bool] = False
+    """True for kinds that run code in the sandbox (seconds, not microseconds): a service sends
+    them to its bounded pool instead of judging them inline."""
 
     weight: float = Field(1.0, gt=0, allow_inf_nan=False)
     """Share of the score in ``weighted`` mode."""

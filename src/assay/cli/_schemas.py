@@ -21,25 +21,33 @@ from typing import Any
 
 from assay._wire import WireModel, document_id
 from assay.checks import AnswerKeyScore
+from assay.episodes import EpisodeResult
 from assay.cli._render import KindList
 from assay.ledger import ChainReport
 from assay.platform import (
+    ClaimView,
     Contract,
     Preflight,
     ProblemView,
     Published,
+    RespondView,
+    ReviewRecord,
     Revision,
     Revocation,
     RunView,
+    SeatsView,
     SubmissionView,
+    UserView,
 )
 from assay.proofs import Goal, HoleResult, Verdict
+from assay.review import Protocol
 from assay.sandbox import Conformance, FixtureResult
 from assay.status import Report
 
 DOCUMENTS: tuple[tuple[type[WireModel], str], ...] = (
     (Report, "`assay check` (one per task, per line); `Report.to_json()`"),
     (AnswerKeyScore, "`assay verify` (the id lists with `--detail`)"),
+    (EpisodeResult, "one item's verdict: `assay batch` (one per line), `/v1/verify` `results`"),
     (KindList, "`assay kinds --json`"),
     (FixtureResult, "`assay checker conform --json` (one per fixture, per line)"),
     (Conformance, "a passing conformance, as the signed store keeps it"),
@@ -55,6 +63,12 @@ DOCUMENTS: tuple[tuple[type[WireModel], str], ...] = (
     (SubmissionView, "`assay show --json`, `assay withdraw --json`, `assay nominate --json`"),
     (Revocation, "`assay revoke --json`"),
     (Preflight, "`assay preflight --json` (not verification)"),
+    (Protocol, "a review protocol, as a contract's review stage stores it (docs/review.md)"),
+    (UserView, "`assay user add --json`"),
+    (SeatsView, "`assay review seats --json`"),
+    (ClaimView, "`assay review claim --json`"),
+    (RespondView, "`assay review respond --json`"),
+    (ReviewRecord, "`assay review show --json`"),
 )
 """Every top-level document, and where assay writes it."""
 

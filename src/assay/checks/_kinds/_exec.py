@@ -42,6 +42,8 @@ WORKSPACE = "/workspace"
 class RunSpec(Spec):
     """The limits of a kind that runs code in the sandbox."""
 
+    runs_code = True
+
     timeout: float = Field(10.0, gt=0, le=600)
     """Wall-clock seconds; the whole sandbox is killed when they run out (inconclusive)."""
     memory_mb: int = Field(1024, gt=0)

@@ -60,6 +60,8 @@ Name = Annotated[str, AfterValidator(_name)]
 class ProgramSpec(Spec):
     """An external checker program, its conformance fixtures and the submission's files."""
 
+    runs_code = True
+
     verifier_fields = ("checker", "references", "fixtures", "held_back_fixtures")
     workspace_fields = ("artifacts",)
     command: list[NonBlank] | None = Field(None, min_length=1)

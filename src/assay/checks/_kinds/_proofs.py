@@ -44,6 +44,8 @@ from assay.status import Outcome
 class ProofSpec(Spec):
     """The fields every proof kind reads; each kind's subclass names its language."""
 
+    runs_code = True
+
     language: ClassVar[str] = ""
     """The proof language whose kind reads this spec (set by each kind's own subclass)."""
     verifier_fields: ClassVar[tuple[str, ...]] = ("obligation",)
