@@ -160,3 +160,9 @@ def test_judge_turns_assay_failures_into_error(monkeypatch: pytest.MonkeyPatch) 
     got = judge(episode)
     assert got.status is Status.ERROR and got.reward is None
     assert "disk on fire" in got.outcomes[0].detail
+
+
+def test_a_description_is_allowed_as_in_task_files() -> None:
+    task = {"checks": NUMBER, "description": "ten"}
+    assert result({"id": "a", "task": task, "answer": "10"}).status is Status.VERIFIED
+    assert result({"id": "a", **task, "answer": "10"}).status is Status.VERIFIED

@@ -53,6 +53,7 @@ class _Item(BaseModel):
     receipts: list[Receipt] | None = None
     mode: Mode | None = Field(None, strict=False)
     idempotency_key: str | None = Field(None, min_length=1, max_length=200)
+    description: str | None = None
 
 
 @dataclass(frozen=True)
