@@ -63,14 +63,9 @@ def test_symbolic_timeout_kills_the_worker_and_the_next_check_still_works() -> N
     assert outcome.status is I
     assert "longer than 0.001 s" in outcome.detail
     assert _worker.WORKER.started > started  # killed and replaced
-    time.sleep(0.1)
-    deadline = time.monotonic() + 120
-    while True:  # the standby takes over; give it the time it needs to import sympy
-        outcome = run_kind("answer_math", answer="\\boxed{2\\sin x\\cos x}", value="\\sin(2x)")
-        if outcome.status is V or time.monotonic() > deadline:
-            break
-        assert "still starting" in outcome.detail, outcome.detail
-        time.sleep(0.5)
+    # the standby takes over; its start is waited for outside this check's limit, so the very
+    # next honest answer is verified (it never pays for the kill with an inconclusive)
+    outcome = run_kind("answer_math", answer="\\boxed{2\\sin x\\cos x}", value="\\sin(2x)")
     assert outcome.status is V, outcome.detail
 
 

@@ -35,8 +35,10 @@ class Check:
         try:
             outcome = self.kind.function(self.spec, ctx)
         except Exception as exc:
+            # an OSError's text names the file: the server's own paths stay out of the detail
+            said = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             outcome = Outcome.error(
-                f"check {self.kind.name!r} failed inside assay: {type(exc).__name__}: {exc}"
+                f"check {self.kind.name!r} failed inside assay: {type(exc).__name__}: {said}"
             )
         return outcome.with_kind(self.kind.name)
 

@@ -7,6 +7,7 @@ configured time and yields ``inconclusive``; it never hangs the verifier.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -14,10 +15,90 @@ import regex
 
 from assay._config import DEFAULT_CONFIG
 
+MAX_EXPANSION = 20_000
+"""How many pattern elements counted repeats may expand to. ``regex`` unrolls ``x{n}`` when it
+compiles, so ``(?:(?:a{1000}){1000}){1000}`` would hold the interpreter (and the GIL) for
+minutes and grow by hundreds of MiB a second before any search limit applies."""
+
+_COUNTED = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+
+
+def expansion(pattern: str) -> int:
+    """An upper bound on the elements ``pattern`` unrolls to when compiled (each counted repeat
+    multiplies what it repeats by its largest count; alternatives add up). Conservative: a
+    bound, not the exact size, and cheap enough to run before every compile."""
+    stack: list[list[int]] = [[0, 0]]  # per open group: [total so far, size of the last atom]
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        frame = stack[-1]
+        if frame[0] > MAX_EXPANSION:
+            return frame[0]
+        if char == "\\":
+            i += 2
+            if pattern[i - 1 : i] in ("p", "P", "N", "x", "u", "U", "g") and pattern[i : i + 1] in (
+                "{",
+                "<",
+            ):
+                close = pattern.find("}" if pattern[i] == "{" else ">", i)
+                i = n if close < 0 else close + 1
+            frame[0] += 1
+            frame[1] = 1
+            continue
+        if char == "[":
+            j = i + 1
+            if pattern[j : j + 1] == "^":
+                j += 1
+            if pattern[j : j + 1] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            frame[0] += 1
+            frame[1] = 1
+            continue
+        if char == "(":
+            stack.append([0, 0])
+            i += 1
+            continue
+        if char == ")" and len(stack) > 1:
+            inner = stack.pop()[0]
+            frame = stack[-1]
+            frame[0] += inner
+            frame[1] = inner
+            i += 1
+            continue
+        if char == "{":
+            counted = _COUNTED.match(pattern, i)
+            if counted is not None and (counted.group(1) or counted.group(3)):
+                low, comma, high = counted.groups()
+                times = max(int(low or 0), int(high or 0) if comma else int(low or 0), 1)
+                times = min(times, MAX_EXPANSION + 1)
+                frame[0] += frame[1] * (times - 1)
+                frame[1] *= times
+                i = counted.end()
+                continue
+        if char == "|":
+            frame[1] = 0
+        else:
+            frame[0] += 1
+            frame[1] = 1
+        i += 1
+    while len(stack) > 1:
+        inner = stack.pop()[0]
+        stack[-1][0] += inner
+    return stack[0][0]
+
 
 @lru_cache(maxsize=512)
 def compile_pattern(pattern: str) -> Any:
-    """Compile once; raises ValueError with regex's own explanation for a malformed pattern."""
+    """Compile once; raises ValueError with regex's own explanation for a malformed pattern, or
+    when counted repeats would unroll it past ``MAX_EXPANSION`` elements."""
+    if expansion(pattern) > MAX_EXPANSION:
+        raise ValueError(
+            f"its counted repeats ({{n}}) unroll to more than {MAX_EXPANSION} elements when "
+            "compiled; use fewer or smaller counts"
+        )
     try:
         return regex.compile(pattern)
     except regex.error as exc:

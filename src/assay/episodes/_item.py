@@ -79,8 +79,22 @@ def item_id(data: Any) -> str:
     return ""
 
 
-def parse_episode(data: Any, *, root: Path | None, config: Config, where: str = "item") -> Episode:
-    """An Episode from parsed JSON; InvalidInput (``where`` plus the field) when it is wrong."""
+def parse_episode(
+    data: Any,
+    *,
+    root: Path | None,
+    config: Config,
+    where: str = "item",
+    workspaces: Path | None = None,
+) -> Episode:
+    """An Episode from parsed JSON; InvalidInput (``where`` plus the field) when it is wrong.
+
+    ``root`` holds the verifier-side files checks name (databases, schemas, hidden checks);
+    ``workspaces``, when given, is where workspaces must lie instead, and no verifier-side file
+    may lie in it. With one root for both, an item can name any folder of the root as its
+    workspace and read what is in it: keep sealed files out of a single root that untrusted
+    callers send items against, or give the two roots.
+    """
     if not isinstance(data, dict):
         raise InvalidInput(f"must be a JSON object, not {type(data).__name__}", where=where)
     unfit = data.get(UNFIT_LABEL)
@@ -101,10 +115,31 @@ def parse_episode(data: Any, *, root: Path | None, config: Config, where: str = 
     workspace = item.workspace if item.workspace is not None else (part.workspace if part else None)
     receipts = item.receipts if item.receipts is not None else (part.receipts if part else None)
     ws_field = "workspace" if item.workspace is not None else "task.workspace"
-    ws_path = None if workspace is None else _inside(root, workspace, f"{where}.{ws_field}")
+    ws_root = root if workspaces is None else workspaces
+    ws_path = None
+    if workspace is not None:
+        ws_path = _inside(ws_root, workspace, f"{where}.{ws_field}")
+        if ws_path == root_path(root):
+            raise InvalidInput(
+                "the workspace must be a folder inside the root, not the root itself (it holds "
+                "the verifier's files)",
+                where=f"{where}.{ws_field}",
+            )
+        if not ws_path.is_dir():
+            raise InvalidInput(f"{workspace!r} is not a folder", where=f"{where}.{ws_field}")
+    fenced = [] if ws_path is None else [ws_path]
+    if workspaces is not None:
+        fenced.append(workspaces.resolve())
     for index, check in enumerate(checks):
         for name in check.spec.verifier_files():
-            _inside(root, name, f"{where}.{field}[{index}]")
+            at = f"{where}.{field}[{index}]"
+            path = _inside(root, name, at)
+            if any(_within(path, fence) or _within(fence, path) for fence in fenced):
+                raise InvalidInput(
+                    f"{name!r} is in the workspace, where the work being judged could have "
+                    "written it: a verifier-side file must lie outside the workspace",
+                    where=at,
+                )
     context = CheckContext(
         answer=answer,
         workspace=ws_path,
@@ -113,31 +148,48 @@ def parse_episode(data: Any, *, root: Path | None, config: Config, where: str = 
         config=config,
     )
     body = {key: value for key, value in data.items() if key not in ("id", "idempotency_key")}
+    try:
+        fingerprint = canonical_digest(body)
+    except (ValueError, TypeError) as exc:  # NaN, bytes, a set: a Python caller's values
+        raise InvalidInput(f"holds a value JSON cannot carry: {exc}", where=where) from None
     return Episode(
         id=item.id,
         task=Task(checks, mode, context),
         idempotency_key=item.idempotency_key,
         runs_code=any(check.spec.runs_code for check in checks),
-        fingerprint=canonical_digest(body),
+        fingerprint=fingerprint,
     )
 
 
+def root_path(root: Path | None) -> Path | None:
+    """The root as paths are compared against it (symlinks resolved)."""
+    return None if root is None else root.resolve()
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 def _inside(root: Path | None, name: str, where: str) -> Path:
-    """``name`` resolved under ``root``, or InvalidInput: absolute, ``..``, a symlink out, or
-    no root at all. The message names the field, never what lies at the path."""
+    """``name`` resolved under ``root``, or InvalidInput: absolute, ``..``, a symlink out, a
+    symlink loop, or no root at all. The message names the field and the path as the item wrote
+    it, never what lies there nor where the root is."""
     if root is None:
         raise InvalidInput(
             f"names the path {name!r}, but no workspace root is configured, so no path is read",
             where=where,
         )
     pure = PurePosixPath(name)
-    if "\x00" in name or "\\" in name or pure.is_absolute() or ".." in pure.parts:
+    if not name or "\x00" in name or "\\" in name or pure.is_absolute() or ".." in pure.parts:
         raise InvalidInput(
-            f"{name!r} must be a relative path inside the workspace root (no '..', no '/')",
+            f"{name!r} must be a relative path inside the root (not empty, no '..', no '/')",
             where=where,
         )
-    base = root.resolve()
-    resolved = (base / name).resolve()
-    if resolved != base and base not in resolved.parents:
-        raise InvalidInput(f"{name!r} leads outside the workspace root", where=where)
+    try:
+        base = root.resolve()
+        resolved = (base / name).resolve()
+    except (OSError, RuntimeError):  # a symlink loop, a name too long for the system
+        raise InvalidInput(f"{name!r} cannot be resolved (a symlink loop?)", where=where) from None
+    if not _within(resolved, base):
+        raise InvalidInput(f"{name!r} leads outside the root", where=where)
     return resolved

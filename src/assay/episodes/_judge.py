@@ -24,11 +24,16 @@ def judge(episode: Episode) -> EpisodeResult:
 
 
 def judge_item(
-    data: Any, *, root: Path | None, config: Config, where: str = "item"
+    data: Any,
+    *,
+    root: Path | None,
+    config: Config,
+    where: str = "item",
+    workspaces: Path | None = None,
 ) -> EpisodeResult:
     """Parse and judge one item; an invalid item is an ``error`` result naming its field."""
     try:
-        episode = parse_episode(data, root=root, config=config, where=where)
+        episode = parse_episode(data, root=root, config=config, where=where, workspaces=workspaces)
     except InvalidInput as exc:
         return EpisodeResult.invalid(item_id(data), str(exc))
     return judge(episode)

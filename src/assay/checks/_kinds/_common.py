@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 from assay.checks._context import CheckContext
@@ -21,11 +23,22 @@ def workspace_path(ctx: CheckContext, relative: str) -> Path | Outcome:
     if ctx.workspace is None:
         return Outcome.inconclusive("no workspace was provided to check")
     if not ctx.workspace.is_dir():
-        return Outcome.inconclusive(f"the workspace {str(ctx.workspace)!r} is not a directory")
+        return Outcome.inconclusive("the workspace given is not a directory")
     try:
-        return resolve_in_workspace(ctx.workspace, relative)
+        path = resolve_in_workspace(ctx.workspace, relative)
     except WorkspaceEscape as exc:
         return Outcome.refuted(str(exc))
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in _UNREACHABLE:  # the work made the path this way: a finding about it
+            return Outcome.refuted(f"{relative!r} cannot be opened: {exc.strerror}")
+    return path
+
+
+_UNREACHABLE = (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES, errno.EPERM)
+"""Reasons a workspace path cannot be opened that the workspace's own links and modes cause
+(a real path past PATH_MAX, a loop): refutations, never an ``error`` the work could hide behind."""
 
 
 def workspace_text(ctx: CheckContext, relative: str) -> str | Outcome:
