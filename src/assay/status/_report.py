@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Literal
@@ -83,9 +84,13 @@ def combine(
     elif mode is Mode.ALL:
         score = 1.0 if status is Status.VERIFIED else 0.0
     else:
-        total = sum(weights)
-        passed = sum(
-            w for o, w in zip(outcomes, weights, strict=True) if o.status is Status.VERIFIED
+        # shares of the largest weight, summed exactly: 1e308 weights do not overflow to NaN
+        top = max(weights)
+        total = math.fsum(w / top for w in weights)
+        passed = math.fsum(
+            w / top for o, w in zip(outcomes, weights, strict=True) if o.status is Status.VERIFIED
         )
         score = passed / total
+        if status is not Status.VERIFIED:  # a failed check never rounds away into full reward
+            score = min(score, math.nextafter(1.0, 0.0))
     return Report(status=status, score=score, mode=mode, outcomes=tuple(outcomes))
