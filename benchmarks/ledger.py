@@ -20,7 +20,8 @@ in WAL with ``synchronous=NORMAL`` on both sides. Then the platform on the same 
 an answer-check contract recorded per second (target: 2,000 on SQLite), in batches of 1,000 and
 of 100 (``Platform.submit_many``, how a training loop records a step's rollouts) and one
 ``submit`` at a time,
-against the same check run without recording anything. Exits 1 when a chain does not verify.
+against the same check run without recording anything; and seats of a review stage claimed per
+second by 8 claimers at once. Exits 1 when a chain does not verify.
 """
 
 from __future__ import annotations
@@ -217,6 +218,67 @@ def platform_rates(ledger: Ledger, runs: int) -> dict[str, float]:
     return rates
 
 
+REVIEWED = """
+id: review-42
+title: Reviewed answers
+statement: statement.md
+contract:
+  acceptance: One reviewer passes the answer.
+  stages:
+    - name: review
+      type: review
+      protocol:
+        nodes:
+          panel:
+            type: review
+            seats: 1
+            eligible: {group: reviewers}
+            rubric: Judge the answer.
+            response_schema: {type: object, required: [verdict], properties: {verdict: {enum: [pass, fail]}}}
+          vote: {type: reduce, op: m_of_n, inputs: [panel], m: 1, final: true}
+"""
+CLAIMERS = 8
+
+
+def claim_rate(url: str, blobs: Path, seats: int) -> float:
+    """Seat claims per second with ``CLAIMERS`` threads claiming at once, each on its own
+    connection (``Platform.reviews.claim``: the review state read, then one guarded append),
+    over ``seats`` open seats (one per submission, each thread its own share)."""
+    import threading
+
+    from assay.platform import Platform, Work
+    from assay.review import seat_id
+
+    config = Config(db=url, blobs=str(blobs))
+    platforms = [Platform(Ledger.open(config), config) for _ in range(CLAIMERS)]
+    with tempfile.TemporaryDirectory(prefix="assay-problem-") as folder:
+        Path(folder, "problem.yaml").write_text(REVIEWED)
+        Path(folder, "statement.md").write_text("What is six times seven?\n")
+        platforms[0].publish(Path(folder), "author")
+    for i in range(CLAIMERS):
+        platforms[0].reviews.add_user(f"reviewer-{i}", ["reviewers"], "author")
+    runs = platforms[0].submit_many("review-42", [Work(participant="p", summary="42")] * seats)
+    ids = [seat_id(v.submission, v.run, "review", "panel", 1) for v in runs]  # type: ignore[union-attr]
+    barrier = threading.Barrier(CLAIMERS + 1)
+
+    def claimer(i: int) -> None:
+        barrier.wait()
+        for seat in ids[i::CLAIMERS]:
+            platforms[i].reviews.claim(seat, f"reviewer-{i}")
+
+    threads = [threading.Thread(target=claimer, args=(i,)) for i in range(CLAIMERS)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    rate = len(ids) / (time.perf_counter() - start)
+    for platform in platforms:
+        platform.close()
+    return rate
+
+
 def measure(name: str, url: str, blobs: Path, rows: int, appends: int) -> bool:
     """Print one store's figures; False when its chain does not verify."""
     with Ledger.open(Config(db=url, blobs=str(blobs))) as ledger:
@@ -243,6 +305,7 @@ def measure(name: str, url: str, blobs: Path, rows: int, appends: int) -> bool:
             timings.append(time.perf_counter() - start_time)
             fetches.append(_raw_fetch(url))
         rates = platform_rates(ledger, appends)
+    claims = claim_rate(url, blobs, max(CLAIMERS, appends // 10))
     seconds = min(timings)
     per_100k = seconds * 100_000 / max(report.rows, 1)
     print(
@@ -267,6 +330,7 @@ def measure(name: str, url: str, blobs: Path, rows: int, appends: int) -> bool:
         f"submit at a time (target >= 2,000 on SQLite); the same check unrecorded: "
         f"{rates['bare']:.0f}/s"
     )
+    print(f"{name:10} review    {claims:8.0f} seat claims/s, {CLAIMERS} claimers at once")
     return report.intact
 
 

@@ -50,6 +50,24 @@ SCHEMA_CONTRACT: dict[str, Any] = {
 
 SCHEMA_FILES = {"reference/schema.json": json.dumps(SCHEMA)}
 
+PROTOCOL: dict[str, Any] = {
+    "nodes": {
+        "panel": {
+            "type": "review",
+            "seats": 1,
+            "eligible": {"group": "reviewers"},
+            "rubric": "Judge the work.",
+            "response_schema": {
+                "type": "object",
+                "required": ["verdict"],
+                "properties": {"verdict": {"enum": ["pass", "fail", "uncertain"]}},
+            },
+        },
+        "vote": {"type": "reduce", "op": "m_of_n", "inputs": ["panel"], "m": 1, "final": True},
+    }
+}
+"""The smallest review protocol: one reviewer decides (given inline in a review stage)."""
+
 
 class Clock:
     """A clock the test moves: ``Platform(..., clock=clock)``."""

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from assay._errors import InvalidInput
-from assay.platform import Platform
+from assay.platform import FolderInvalid, Platform
 from assay.status import Status
-from tests.platform.conftest import Clock, make_problem, rows
+from tests.platform.conftest import PROTOCOL, Clock, make_problem, rows
 
 RULE = {
     "type": "object",
@@ -217,9 +217,11 @@ def test_no_waiting_run_no_record(ruled: Platform) -> None:
         ruled.record_external("s-nope", "outside", "operator", evidence=_evidence(accuracy=1))
 
 
-def test_a_review_stage_concludes_inconclusive_saying_it_is_not_built(
+def test_a_review_stage_waits_for_reviewers_then_the_run_carries_on(
     platform: Platform, tmp_path: Path
 ) -> None:
+    """A run waits at a review stage (pending, not swept), and once the protocol accepts, the
+    stages after it run as a first evaluation would."""
     contract = {
         "acceptance": "Reviewed.",
         "stages": [
@@ -228,7 +230,7 @@ def test_a_review_stage_concludes_inconclusive_saying_it_is_not_built(
                 "type": "sandbox",
                 "checks": [{"kind": "answer_equals", "value": "42"}],
             },
-            {"name": "people", "type": "review"},
+            {"name": "people", "type": "review", "protocol": PROTOCOL},
             {
                 "name": "after",
                 "type": "sandbox",
@@ -238,12 +240,28 @@ def test_a_review_stage_concludes_inconclusive_saying_it_is_not_built(
     }
     platform.publish(make_problem(tmp_path, contract=contract), "alice")
     run = platform.submit("demo", {}, "42", "bob")
-    assert run.status is Status.INCONCLUSIVE
-    assert [(s.name, s.status) for s in run.stages] == [
-        ("answer", Status.VERIFIED),
-        ("people", Status.INCONCLUSIVE),
+    assert run.status is None
+    assert [(s.name, s.status, s.type) for s in run.stages] == [
+        ("answer", Status.VERIFIED, "sandbox"),
+        ("people", None, "review"),
     ]
-    assert "review stages are not carried out by this version" in run.stages[1].detail
+    assert platform.sweep() == []
+    platform.reviews.add_user("carol", ["reviewers"], "alice")
+    seat = platform.reviews.seats("carol").open[0].seat
+    platform.reviews.claim(seat, "carol")
+    done = platform.reviews.respond(seat, "carol", b'{"verdict": "pass", "assistance": []}')
+    assert done.run is not None and done.run.status is Status.VERIFIED
+    assert [(s.name, s.status) for s in done.run.stages] == [
+        ("answer", Status.VERIFIED),
+        ("people", Status.VERIFIED),
+        ("after", Status.VERIFIED),
+    ]
+
+
+def test_a_review_stage_without_a_protocol_is_refused(platform: Platform, tmp_path: Path) -> None:
+    contract = {"acceptance": "Reviewed.", "stages": [{"name": "people", "type": "review"}]}
+    with pytest.raises(FolderInvalid, match=r"stages\[0\]\.protocol: a review stage names"):
+        platform.publish(make_problem(tmp_path, contract=contract), "alice")
 
 
 def test_a_waiting_run_is_not_swept_as_interrupted(ruled: Platform) -> None:

@@ -15,7 +15,7 @@ from assay import Config
 from assay._errors import InvalidInput
 from assay.platform import Platform, preflight
 from assay.status import Status
-from tests.platform.conftest import SCHEMA, artifact, cli, make_problem, rows
+from tests.platform.conftest import PROTOCOL, SCHEMA, artifact, cli, make_problem, rows
 
 SECRET = "SEALED-e1a9"
 CONTRACT: dict[str, Any] = {
@@ -36,7 +36,7 @@ CONTRACT: dict[str, Any] = {
             "type": "sandbox",
             "checks": [{"kind": "json_schema", "artifact": "doc", "schema": "labels"}],
         },
-        {"name": "people", "type": "review"},
+        {"name": "people", "type": "review", "protocol": PROTOCOL},
         {"name": "outside", "type": "external", "mechanism": "party", "party": "lab"},
     ],
 }

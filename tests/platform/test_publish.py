@@ -18,6 +18,7 @@ from assay.platform import Platform
 from assay.status import Status
 from tests.platform.conftest import (
     ANSWER_CONTRACT,
+    PROTOCOL,
     SCHEMA,
     SCHEMA_CONTRACT,
     SCHEMA_FILES,
@@ -139,7 +140,7 @@ def test_only_a_manager_publishes_a_new_revision(platform: Platform, tmp_path: P
 def test_problem_show_states_the_process(platform: Platform, tmp_path: Path) -> None:
     contract = copy.deepcopy(SCHEMA_CONTRACT)
     contract["stages"][0]["establishes"] = "The document has an integer x."
-    contract["stages"].append({"name": "people", "type": "review"})
+    contract["stages"].append({"name": "people", "type": "review", "protocol": PROTOCOL})
     folder = make_problem(
         tmp_path,
         contract=contract,

@@ -21,8 +21,8 @@ from typing import Any
 
 from assay._wire import WireModel, document_id
 from assay.checks import AnswerKeyScore
-from assay.episodes import EpisodeResult
 from assay.cli._render import KindList
+from assay.episodes import EpisodeResult
 from assay.ledger import ChainReport
 from assay.platform import (
     ClaimView,

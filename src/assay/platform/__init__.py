@@ -7,6 +7,7 @@ from assay.platform._folder import Draft, FolderInvalid, load_folder
 from assay.platform._platform import Platform, Work
 from assay.platform._preflight import Preflight, preflight
 from assay.platform._read import when
+from assay.platform._reviews import ClaimView, RespondView, ReviewRecord, SeatsView, UserView
 from assay.platform._revision import Binding, Policy, Revision
 from assay.platform._views import (
     ProblemView,
@@ -20,6 +21,7 @@ from assay.platform._views import (
 __all__ = [
     "AllowanceUsed",
     "Binding",
+    "ClaimView",
     "Contract",
     "Draft",
     "ExternalStage",
@@ -29,13 +31,17 @@ __all__ = [
     "Preflight",
     "ProblemView",
     "Published",
+    "RespondView",
     "ReviewStage",
+    "ReviewRecord",
     "Revision",
     "Revocation",
     "Role",
     "RunView",
     "SandboxStage",
+    "SeatsView",
     "SubmissionView",
+    "UserView",
     "Verdict",
     "Work",
     "load_folder",

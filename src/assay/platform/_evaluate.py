@@ -1,5 +1,6 @@
 """Evaluating a submission's stages: the checks of a sandbox stage against the laid-out
-submission, and what review and external stages do until they conclude.
+submission; at a review or external stage the run waits (``run.awaiting``) until reviewers or
+an outside party conclude it.
 
 A run stops at the first stage that does not pass. A checker the ledger marks revoked, or a
 program checker that has not reproduced its conformance fixtures, can never make a stage
@@ -22,12 +23,12 @@ from assay.checks import Check, CheckContext, build_check
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage, head
 from assay.platform._records import AwaitingRecord, CheckRecord, StageRecord
 from assay.platform._revision import Revision
+from assay.review import protocol_problems
 from assay.status import Outcome, Status, combine
 
-REVIEW_NOT_BUILT = (
-    "review stages are not carried out by this version of assay (review protocols arrive with "
-    "a later release): this stage cannot conclude, so the submission cannot be verified under "
-    "this contract yet"
+REVIEW_UNUSABLE = (
+    "this review stage's protocol is not a valid protocol for this version of assay ({}): no "
+    "seat can open, so this stage cannot conclude"
 )
 RECORD_ONLY = "this revision pins no contract: the work is recorded and never called verified"
 
@@ -119,12 +120,21 @@ def evaluate(inputs: Inputs, start: int = 0) -> Progress:
             )
             return progress
         if isinstance(stage, ReviewStage):
+            problems = protocol_problems(stage.protocol, "protocol")
+            if not problems:
+                progress.awaiting = AwaitingRecord(
+                    run=inputs.run,
+                    stage=stage.name,
+                    awaits="reviewers under the stage's protocol (assay review seats)",
+                    type="review",
+                )
+                return progress
             record = StageRecord(
                 run=inputs.run,
                 name=stage.name,
                 type="review",
                 status=Status.INCONCLUSIVE,
-                detail=REVIEW_NOT_BUILT,
+                detail=REVIEW_UNUSABLE.format(problems[0]),
                 mechanism="review",
                 started=began,
                 finished=inputs.clock(),

@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError
 
 from assay._errors import InvalidInput
@@ -33,6 +32,7 @@ from assay.platform._contract import (
     head,
 )
 from assay.platform._revision import Policy
+from assay.review import load_yaml, parse_protocol, protocol_problems
 
 PROBLEM_FILE = "problem.yaml"
 MAX_PROBLEM_FILE = 1024 * 1024
@@ -94,30 +94,6 @@ class Draft:
     """Checker reference key -> its conformance fixtures folder."""
 
 
-class _NoAliases(yaml.SafeLoader):
-    """Safe YAML without aliases (a few lines of anchors expand to gigabytes once copied into
-    canonical JSON) and without duplicate keys (YAML keeps the last one silently)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.constructor.ConstructorError(
-                None, None, "aliases (*name) are not accepted", event.start_mark
-            )
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} appears twice", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _where(loc: tuple[int | str, ...]) -> str:
     text = ""
     for part in loc:
@@ -143,17 +119,11 @@ _UNION_TAGS = {"sandbox", "review", "external"}
 
 def read_problem_yaml(folder: Path) -> Any:
     """The parsed problem.yaml (safe YAML, no aliases, no duplicate keys)."""
-    path = folder / PROBLEM_FILE
-    data = read_regular(path, MAX_PROBLEM_FILE, PROBLEM_FILE)
+    data = read_regular(folder / PROBLEM_FILE, MAX_PROBLEM_FILE, PROBLEM_FILE)
     try:
-        return yaml.load(data.decode("utf-8"), Loader=_NoAliases)
-    except UnicodeDecodeError as exc:
-        raise FolderInvalid([f"{PROBLEM_FILE}: not UTF-8 (byte {exc.start})"]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "?"
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise FolderInvalid([f"{PROBLEM_FILE}: {where}: {reason}"]) from None
+        return load_yaml(data, PROBLEM_FILE)
+    except InvalidInput as exc:
+        raise FolderInvalid([str(exc)]) from None
 
 
 def inside(folder: Path, relative: str, *, need: str, optional: bool = False) -> Path | str:
@@ -263,7 +233,7 @@ def _contract(
     files = {key for key, path in draft.references.items() if path.is_file()}
     stages: list[SandboxStage | ReviewStage | ExternalStage] = []
     for i, raw in enumerate(authored.stages):
-        stage = _stage(raw, i, lines)
+        stage = _stage(_with_protocol(raw, i, draft.folder, lines), i, lines)
         if stage is None:
             continue
         stages.append(stage)
@@ -286,6 +256,42 @@ def _contract(
             found = [x for x in found if not x.startswith(f"{PROBLEM_FILE}: contract.stages")]
         lines.extend(found)
         return None
+
+
+MAX_PROTOCOL_FILE = 256 * 1024
+"""A review protocol is a small graph; a larger file is not one."""
+
+
+def _with_protocol(raw: dict[str, Any], i: int, folder: Path, lines: list[str]) -> dict[str, Any]:
+    """A review stage with its protocol read (a path in the folder, safe YAML) and validated in
+    full (``assay.review``), stored in the contract as the parsed graph, so the contract's id
+    covers every rule a reviewer works under. Other stages pass through."""
+    if raw.get("type") != "review" or "protocol" not in raw:
+        if raw.get("type") == "review":
+            lines.append(
+                f"{PROBLEM_FILE}: contract.stages[{i}].protocol: a review stage names its "
+                "protocol (a YAML file in the folder; docs/review.md)"
+            )
+        return raw
+    given = raw["protocol"]
+    where = f"contract.stages[{i}].protocol"
+    name = PROBLEM_FILE
+    if isinstance(given, str):
+        found = inside(folder, given, need="file")
+        if isinstance(found, str):
+            lines.append(f"{PROBLEM_FILE}: {where}: {given!r} {found}")
+            return {**raw, "protocol": None}
+        name = given
+        try:
+            given = load_yaml(read_regular(found, MAX_PROTOCOL_FILE, given), given)
+        except InvalidInput as exc:
+            lines.append(f"{PROBLEM_FILE}: {where}: {exc}")
+            return {**raw, "protocol": None}
+    problems = protocol_problems(given, name if name != PROBLEM_FILE else f"{name}: {where}")
+    if problems:
+        lines.extend(problems)
+        return {**raw, "protocol": None}
+    return {**raw, "protocol": parse_protocol(given).to_json()}
 
 
 def _stage(

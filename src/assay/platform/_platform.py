@@ -10,6 +10,7 @@ the run's end; a process killed in between leaves a run that the next start reco
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import secrets
@@ -36,6 +37,7 @@ from assay.platform._owner import gone, me
 from assay.platform._problem_view import problem_view
 from assay.platform._publish import bind, lay_out, run_conformance
 from assay.platform._read import History, ViewContext, run_view, submission_view
+from assay.platform._reviews import Reviews
 from assay.platform._revision import Revision
 from assay.platform._views import ProblemView, Published, Revocation, RunView, SubmissionView
 from assay.sandbox import MAX_DEPTH, MAX_ENTRIES
@@ -104,6 +106,11 @@ class Platform:
         platform = cls(Ledger.open(config), config, clock or now)
         platform.sweep()
         return platform
+
+    @functools.cached_property
+    def reviews(self) -> Reviews:
+        """The review side: users, seats, claims, responses (``assay review``)."""
+        return Reviews(self)
 
     def close(self) -> None:
         """Close the ledger and remove the scratch folder."""
@@ -596,10 +603,6 @@ class Platform:
             finished=at,
             recorded_by=by,
         )
-        before = [
-            self._entry(r.EXTERNAL, submission, external, at, sub.problem, sub.participant),
-            self._entry(r.STAGE, submission, stage_record, at, sub.problem, sub.participant),
-        ]
         waiting = history.state(run).seq
 
         def still_waiting(find: Reader) -> None:
@@ -614,24 +617,47 @@ class Platform:
                     where="--stage",
                 )
 
-        resumed = r.ResumedRecord(run=run, stage=stage, owner=me())
+        before = [self._entry(r.EXTERNAL, submission, external, at, sub.problem, sub.participant)]
+        return self._conclude_waiting(history, index, stage_record, before, still_waiting)
+
+    def _conclude_waiting(
+        self,
+        history: History,
+        index: int,
+        stage: r.StageRecord,
+        before: list[NewEntry],
+        guard: Callable[[Reader], None],
+    ) -> RunView:
+        """Conclude the stage ``index`` a run waits at (an external record, a review's outcome):
+        ``before`` and the stage's record, the run resumed, and its end when the stage did not
+        pass, in one append under ``guard`` (which refuses a second conclusion); a passed stage
+        carries the run on to the next stages, as a first evaluation would."""
+        sub = history.submission
+        submission, run, at = sub.submission, stage.run, stage.finished
+        revision = self._revision(sub.revision)
+        contract = self._contract(revision.contract) if revision.contract else None
+        before = [
+            *before,
+            self._entry(r.STAGE, submission, stage, at, sub.problem, sub.participant),
+        ]
+        resumed = r.ResumedRecord(run=run, stage=stage.name, owner=me())
         before.append(self._entry(r.RESUMED, submission, resumed, at, sub.problem, sub.participant))
-        if concluded is not Status.VERIFIED:
+        if stage.status is not Status.VERIFIED:
             finished = r.FinishedRecord(
                 run=run,
                 submission=submission,
-                status=concluded,
-                detail=f"stage {stage!r}: {detail}",
+                status=stage.status,
+                detail=f"stage {stage.name!r}: {stage.detail}",
             )
             before.append(
                 self._entry(r.FINISHED, submission, finished, at, sub.problem, sub.participant)
             )
             history = History(
-                history.entries + self.ledger.append(*before, guard=still_waiting),
+                history.entries + self.ledger.append(*before, guard=guard),
                 history.revocations,
             )
             return run_view(history, run, self._view_context(history, sub.participant))
-        known = history.entries + self.ledger.append(*before, guard=still_waiting)
+        known = history.entries + self.ledger.append(*before, guard=guard)
         return self._conclude([(sub, run, revision, contract, index + 1, known)])[0]
 
     # ---------------------------------------------------------------- records about records
@@ -646,10 +672,12 @@ class Platform:
         stages = [
             e for e in self.ledger.find(kind=r.STAGE) if checker in e.body.get("checkers", [])
         ]
-        if not stages and not checker.startswith(("assay:", "program:", "rule:", "party:")):
+        if not stages and not checker.startswith(
+            ("assay:", "program:", "rule:", "party:", "review:")
+        ):
             raise InvalidInput(
                 f"{checker!r} produced no run and is not a checker id (assay:KIND@VERSION, "
-                "program:SHA256, rule:..., party:NAME)",
+                "program:SHA256, rule:..., party:NAME, review:CONTRACT/STAGE)",
                 where="--checker",
             )
         mine = sorted(

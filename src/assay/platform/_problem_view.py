@@ -7,7 +7,6 @@ from typing import Any
 
 from assay.checks import build_check
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage
-from assay.platform._evaluate import REVIEW_NOT_BUILT
 from assay.platform._revision import Revision
 from assay.platform._views import ProblemView, ReferenceView, StageSummary
 
@@ -20,7 +19,10 @@ def _establishes(stage: SandboxStage | ReviewStage | ExternalStage) -> str:
         rule = "every check passes" if stage.mode == "all" else "the weighted checks"
         return f"assay runs {len(stage.checks)} check(s) ({kinds}); it passes when {rule}"
     if isinstance(stage, ReviewStage):
-        return REVIEW_NOT_BUILT
+        return (
+            "people review the work under the stage's protocol (seats claimed by eligible, "
+            "non-conflicted reviewers; deterministic reducers decide)"
+        )
     if stage.mechanism == "party":
         return f"{stage.party} records verified, refuted or inconclusive with a reason"
     return "assay applies the stage's JSON Schema to evidence someone supplies"

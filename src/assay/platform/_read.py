@@ -169,7 +169,7 @@ def run_view(history: History, run: str, context: ViewContext) -> RunView:
         stages.append(
             StageView(
                 name=state.body["stage"],
-                type="external",
+                type=state.body.get("type", "external"),
                 status=None,
                 detail=f"pending: awaiting {awaits}",
             )

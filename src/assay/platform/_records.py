@@ -130,6 +130,7 @@ class AwaitingRecord(WireModel):
     run: str
     stage: str
     awaits: str
+    type: Literal["external", "review"] = "external"
 
 
 class ResumedRecord(WireModel):

@@ -1,0 +1,42 @@
+"""Review protocols: graphs of review nodes (seats claimed by accountable reviewers) and
+deterministic reduce nodes, validated in full before any seat opens; seats, responses and every
+reduction step are ledger entries. The platform runs a contract's review stage with this.
+"""
+
+from assay.review import _records as records
+from assay.review._board import STATUS_OF, Board, NodeState, Seat, parse_seat, seat_id
+from assay.review._protocol import (
+    Protocol,
+    ReduceNode,
+    ReviewNode,
+    graph_problems,
+    parse_protocol,
+    protocol_problems,
+)
+from assay.review._records import Material
+from assay.review._reduce import first_resolved, m_of_n, reduce, score
+from assay.review._response import check_response
+from assay.review._yaml import load_yaml
+
+__all__ = [
+    "STATUS_OF",
+    "Board",
+    "Material",
+    "NodeState",
+    "Protocol",
+    "ReduceNode",
+    "ReviewNode",
+    "Seat",
+    "check_response",
+    "first_resolved",
+    "graph_problems",
+    "load_yaml",
+    "m_of_n",
+    "parse_protocol",
+    "parse_seat",
+    "protocol_problems",
+    "records",
+    "reduce",
+    "score",
+    "seat_id",
+]

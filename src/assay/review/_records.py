@@ -1,0 +1,86 @@
+"""The review's ledger entries: who may judge (users and groups), each claim, each response,
+each reduction step and the stage's conclusion. All append-only; state is derived from them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from assay._wire import WireModel
+
+USER = "user.added"
+CLAIMED = "review.claimed"
+RESPONDED = "review.responded"
+REDUCED = "review.reduced"
+CONCLUDED = "review.concluded"
+KINDS = (CLAIMED, RESPONDED, REDUCED, CONCLUDED)
+
+
+class UserRecord(WireModel):
+    """A user and the groups added with this entry (a user's groups are the union of all)."""
+
+    name: str
+    groups: list[str]
+    by: str
+
+
+class Material(WireModel):
+    """One thing a reviewer is shown: an immutable content hash and where to read it."""
+
+    uri: str
+    """``assay://submission/<id>/artifact/<role>``, ``assay://revision/<id>/reference/<key>``,
+    ``assay://review/<run>/<node>/<seat>`` ..."""
+    sha256: str
+    size: int
+    what: str
+
+
+class ClaimedRecord(WireModel):
+    """A seat held by ``user`` until ``until``; what the seat shows them is fixed here."""
+
+    run: str
+    stage: str
+    node: str
+    seat: str
+    user: str
+    until: datetime
+    shown: list[Material]
+
+
+class RespondedRecord(WireModel):
+    """A valid response: who judged, what they declared and were shown, what they answered."""
+
+    run: str
+    stage: str
+    node: str
+    seat: str
+    user: str
+    response: dict[str, Any]
+    response_sha256: str
+    assistance: list[dict[str, str]] = Field(default_factory=list)
+    shown: list[Material]
+
+
+class ReducedRecord(WireModel):
+    """One reduction step: the operation, what it read and what it emitted."""
+
+    run: str
+    stage: str
+    node: str
+    op: str
+    inputs: dict[str, Any]
+    outcome: str
+    detail: str
+
+
+class ConcludedRecord(WireModel):
+    """The stage's outcome: accept, reject or unresolved (or a node past its deadline)."""
+
+    run: str
+    stage: str
+    outcome: str
+    status: str
+    detail: str
