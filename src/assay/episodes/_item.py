@@ -68,6 +68,9 @@ class Episode:
     fingerprint: str
     """sha256 of the item without ``id`` and ``idempotency_key``: a key stands for this work
     only, so a key sent again with other work can never be answered with the first verdict."""
+    reads_files: bool = False
+    """The item names a workspace or a verifier-side file: its verdict depends on files the
+    fingerprint does not cover, so no stored verdict may ever answer it again."""
 
 
 def item_id(data: Any) -> str:
@@ -127,6 +130,7 @@ def parse_episode(
             )
         if not ws_path.is_dir():
             raise InvalidInput(f"{workspace!r} is not a folder", where=f"{where}.{ws_field}")
+    named_files = ws_path is not None
     fenced = [] if ws_path is None else [ws_path]
     if workspaces is not None:
         fenced.append(workspaces.resolve())
@@ -134,6 +138,7 @@ def parse_episode(
         for name in check.spec.verifier_files():
             at = f"{where}.{field}[{index}]"
             path = _inside(root, name, at)
+            named_files = True
             if any(_within(path, fence) or _within(fence, path) for fence in fenced):
                 raise InvalidInput(
                     f"{name!r} is in the workspace, where the work being judged could have "
@@ -158,6 +163,7 @@ def parse_episode(
         idempotency_key=item.idempotency_key,
         runs_code=any(check.spec.runs_code for check in checks),
         fingerprint=fingerprint,
+        reads_files=named_files,
     )
 
 

@@ -1,0 +1,210 @@
+"""The reward service's speed: what HTTP costs over judging in-process, in the same run.
+
+    .venv/bin/python benchmarks/service.py            # 20,480 answer items, 300 latencies, 100 python checks
+    .venv/bin/python benchmarks/service.py --quick    # a small run (the tests use it)
+
+Starts ``assay serve`` (real uvicorn, loopback, a free port) in its own process and measures:
+
+- answer-check items/s through ``POST /v1/verify`` in batches of 256 (an httpx client), against
+  the same items judged in-process (``assay.episodes.judge_item``, what the service runs per
+  item); targets: at least 10,000 items/s and at least 50 % of the in-process rate;
+- single-item latency through ``/v1/verify`` (one answer item per request): p50 and p99, target
+  p99 under 10 ms, beside ``GET /healthz`` round trips interleaved with them (the floor: HTTP on
+  loopback with no judging, on the same machine at the same moment);
+- sandboxed python checks/s through the API (one request of ``--checks`` items, the service's
+  pool of one job per core) against the direct rate ``benchmarks/sandbox.py`` measures (a thread
+  per core calling the check); target: the API costs under 10 %.
+
+The machine is shared and noisy: trust the ratios (each pair is measured back to back) more than
+the absolute figures. Exits 1 if the API and in-process verdicts ever differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from assay import CheckContext, Config, Status, build_check
+from assay.episodes import judge_item
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from answers import numeric_corpus
+from sandbox import CHECK
+
+BATCH = 256
+
+
+def answer_items(n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` answer_number items (the numeric corpus of benchmarks/answers.py)."""
+    corpus = numeric_corpus(n, random.Random(seed))
+    return [
+        {"id": f"a{i}", "checks": [spec], "answer": answer}
+        for i, (answer, spec, _) in enumerate(corpus)
+    ]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def served(root: Path, timeout: float = 30.0) -> Iterator[str]:
+    """``assay serve`` on a free loopback port, in its own process; its base URL."""
+    port = _free_port()
+    command = [sys.executable, "-m", "assay", "serve", "--port", str(port)]
+    command += ["--workspace-root", str(root)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"assay serve exited: {server.stderr.read().decode()}")  # type: ignore[union-attr]
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("assay serve did not answer /healthz in time")
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def in_process(items: Sequence[dict[str, Any]]) -> tuple[float, list[str]]:
+    config = Config()
+    start = time.perf_counter()
+    statuses = [judge_item(item, root=None, config=config).status.value for item in items]
+    return time.perf_counter() - start, statuses
+
+
+def through_api(client: httpx.Client, items: Sequence[dict[str, Any]]) -> tuple[float, list[str]]:
+    statuses: list[str] = []
+    start = time.perf_counter()
+    for i in range(0, len(items), BATCH):
+        reply = client.post("/v1/verify", json={"items": items[i : i + BATCH]})
+        reply.raise_for_status()
+        statuses += [r["status"] for r in reply.json()["results"]]
+    return time.perf_counter() - start, statuses
+
+
+def latencies(
+    client: httpx.Client, items: Sequence[dict[str, Any]]
+) -> tuple[list[float], list[float]]:
+    """Single-item ``/v1/verify`` round trips, and ``GET /healthz`` ones interleaved with them:
+    the floor (HTTP on loopback, no judging) on the same machine at the same moment."""
+    found, floor = [], []
+    for item in items:
+        start = time.perf_counter()
+        reply = client.post("/v1/verify", json={"items": [item]})
+        found.append(time.perf_counter() - start)
+        assert reply.status_code == 200, reply.text
+        start = time.perf_counter()
+        client.get("/healthz")
+        floor.append(time.perf_counter() - start)
+    return found, floor
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def sandboxed_rates(client: httpx.Client, root: Path, checks: int) -> tuple[float, float]:
+    """(direct python checks/s, through the API), measured back to back."""
+    workspace = root / "ws"
+    workspace.mkdir(exist_ok=True)
+    (workspace / "solution.py").write_text("def add(a, b):\n    return a + b\n")
+    check = build_check(CHECK)
+    context = CheckContext(workspace=workspace)
+    workers = os.cpu_count() or 1
+    check.run(context)  # warm the page cache
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = list(pool.map(lambda _: check.run(context), range(checks)))
+    direct = checks / (time.perf_counter() - start)
+    assert all(o.status is Status.VERIFIED for o in outcomes), outcomes[0].detail
+    items = [{"id": f"p{i}", "checks": [CHECK], "workspace": "ws"} for i in range(checks)]
+    start = time.perf_counter()
+    reply = client.post("/v1/verify", json={"items": items}, timeout=600)
+    api = checks / (time.perf_counter() - start)
+    reply.raise_for_status()
+    assert all(r["status"] == "verified" for r in reply.json()["results"]), reply.text[:500]
+    return direct, api
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=20_480, help="answer items")
+    parser.add_argument("--singles", type=int, default=300, help="single-item requests")
+    parser.add_argument("--checks", type=int, default=100, help="sandboxed python checks")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each (best counts)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="a small run: 1,024 items, 50, 10")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n, args.singles, args.checks, args.repeat = 1024, 50, 10, 1
+    items = answer_items(args.n, args.seed)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        served(Path(folder)) as url,
+        httpx.Client(base_url=url, timeout=60) as client,
+    ):
+        through_api(client, items[:BATCH])  # warm both sides outside the timed runs
+        in_process(items[:BATCH])
+        api_times, local_times = [], []
+        for _ in range(args.repeat):  # alternating, so noise hits both alike
+            api_time, api_statuses = through_api(client, items)
+            local_time, local_statuses = in_process(items)
+            api_times.append(api_time)
+            local_times.append(local_time)
+        api_rate, local_rate = args.n / min(api_times), args.n / min(local_times)
+        single, floor = latencies(client, items[: args.singles])
+        direct, api = sandboxed_rates(client, Path(folder), args.checks)
+    same = sum(a == b for a, b in zip(api_statuses, local_statuses, strict=True))
+    print(
+        f"answer items through /v1/verify (batches of {BATCH}) {api_rate:>9,.0f} items/s   "
+        f"in-process {local_rate:,.0f} items/s   ratio {api_rate / local_rate:.0%} "
+        "(targets: >= 10,000 items/s, >= 50%)"
+    )
+    print(
+        f"single-item latency       p50 {_percentile(single, 0.5) * 1000:6.2f} ms   "
+        f"p99 {_percentile(single, 0.99) * 1000:6.2f} ms   ({len(single)} requests; "
+        "target p99 < 10 ms)"
+    )
+    print(
+        f"  GET /healthz (the floor)  p50 {_percentile(floor, 0.5) * 1000:6.2f} ms   "
+        f"p99 {_percentile(floor, 0.99) * 1000:6.2f} ms   (HTTP on loopback, no judging)"
+    )
+    print(
+        f"sandboxed python checks/s through the API {api:6.1f}   direct {direct:6.1f}   "
+        f"API cost {1 - api / direct:+.0%} (target < 10%)"
+    )
+    print(f"verdicts: same through the API and in-process on {same}/{len(items)}")
+    return 0 if same == len(items) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
