@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("assay.platform",),  # problems, contracts, submissions and runs, over the ledger
     ("assay.prove",),  # the proof search loop over the proof judges
     ("assay.integrations",),  # reward functions in the RL frameworks' own call shapes
-    ("assay.service", "assay.mcp"),  # the HTTP API and MCP tools, thin twins of the library
+    ("assay.service", "assay.mcp", "assay.web"),  # the HTTP API, web pages and MCP tools
     ("assay.cli",),
     ("assay", "assay.__main__"),  # the facade: re-exports, the entry point
 )
