@@ -12,11 +12,21 @@ under a filter that allows everything). The python check and the throughput are 
 on a sandbox that starts each run when it is asked for, and on a ``Sandbox(warm=True)``, which
 starts the next run of the same shape in the background while the current one runs (each run
 still gets a sandbox no other run used).
+
+Throughput on 2 cores is bound by the CPU a check costs, so the CPU per python check is measured
+too (sequential checks; the verifier's own CPU from ``getrusage`` plus every run's from a private
+parent cgroup's CPU accounting, as root), cold and warm, with the bound it sets (cores / CPU per
+check). ``--sandbox-python /usr/bin/python3.11`` adds the same figures with that interpreter
+running the judge (``Config.sandbox_python``).
+
+    .venv/bin/python -P benchmarks/sandbox.py --sandbox-python /usr/bin/python3.11
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import os
 import statistics
 import struct
@@ -30,8 +40,9 @@ from pathlib import Path
 from unittest import mock
 
 import assay.sandbox._sandbox as sandbox_module
-from assay import CheckContext, Status, build_check
+from assay import Check, CheckContext, Status, build_check
 from assay.sandbox import Sandbox
+from assay.sandbox._cgroup import hierarchy
 
 PYTHON = os.path.realpath(sys.executable)
 ALLOW_ALL = struct.pack("=HBBI", 0x06, 0, 0, 0x7FFF0000)
@@ -42,17 +53,83 @@ PURE = {"kind": "python", "code": "assert 2 + 3 == 5"}
 """Imports nothing from the workspace: the judge alone, no candidate process woken."""
 
 
+def _rate(check: Check, context: CheckContext, checks: int, workers: int) -> float:
+    """Python checks per second with ``workers`` threads sharing ``context``."""
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        outcomes = list(pool.map(lambda _: check.run(context), range(checks)))
+    assert all(o.status is Status.VERIFIED for o in outcomes)
+    return checks / (time.perf_counter() - start)
+
+
 def _timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
 
 
+_PARENTS = itertools.count()
+"""A fresh parent cgroup per measurement (``hierarchy`` remembers the ones it made)."""
+
+
+def _cpu_seconds(folder: Path | None, version: str) -> float:
+    """CPU charged so far to a cgroup folder and everything under it (0.0 without one)."""
+    if folder is None:
+        return 0.0
+    if version == "cgroup-v1":
+        return int((folder / "cpuacct.usage").read_text()) / 1e9
+    for line in (folder / "cpu.stat").read_text().splitlines():
+        if line.startswith("usage_usec "):
+            return int(line.split()[1]) / 1e6
+    return 0.0
+
+
+def cpu_per_check(
+    workspace: Path, checks: int, python: str | None, warm: bool
+) -> tuple[float, float]:
+    """(verifier, sandbox) CPU milliseconds per python check, over ``checks`` sequential ones.
+
+    The runs' CPU is read from a parent cgroup of their own (as root; otherwise only the
+    verifier's is known and the sandbox's is NaN). The joining ``/bin/sh`` before its join
+    (a fork and an exec, well under a millisecond) is in neither.
+    """
+    parent = f"/assay-bench-{os.getpid()}-{next(_PARENTS)}"
+    sandbox = Sandbox(backend="bwrap", cgroup_parent=parent, warm=warm, python=python)
+    where = hierarchy(parent)
+    folder = where.cpu if where is not None else None
+    version = where.version if where is not None else ""
+    context = CheckContext(workspace=workspace, sandbox=sandbox)
+    check = build_check(CHECK)
+    for _ in range(2):
+        first = check.run(context)
+        assert first.status is Status.VERIFIED, first.detail
+    time.sleep(0.3)  # a run started ahead (warm) finishes starting
+    mine, runs = time.process_time(), _cpu_seconds(folder, version)
+    for _ in range(checks):
+        outcome = check.run(context)
+        assert outcome.status is Status.VERIFIED, outcome.detail
+    time.sleep(0.3)  # the same number of runs started ahead as before
+    mine, runs = time.process_time() - mine, _cpu_seconds(folder, version) - runs
+    sandbox.close()
+    if where is not None:
+        for cgroup in {where.memory, where.pids, *([where.cpu] if where.cpu else [])}:
+            with contextlib.suppress(OSError):
+                cgroup.rmdir()
+    return mine * 1000 / checks, (runs * 1000 / checks) if folder else float("nan")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--checks", type=int, default=200, help="checks in the throughput run")
+    parser.add_argument(
+        "--cpu-checks", type=int, help="checks per CPU measurement (default: 40, at most --checks)"
+    )
+    parser.add_argument(
+        "--sandbox-python", help="also measure with this interpreter running the judge"
+    )
     args = parser.parse_args(argv)
+    cpu_checks = args.cpu_checks or min(40, args.checks)
 
     sandbox = Sandbox(backend="bwrap")
     warm = Sandbox(backend="bwrap", warm=True)
@@ -119,12 +196,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         workers = os.cpu_count() or 1
         rates = {}
         for name, where in (("cold", context), ("warm", warm_context)):
-            start = time.perf_counter()
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                outcomes = list(pool.map(lambda _, c=where: check.run(c), range(args.checks)))
-            rates[name] = args.checks / (time.perf_counter() - start)
-            assert all(o.status is Status.VERIFIED for o in outcomes)
+            rates[name] = _rate(check, where, args.checks, workers)
         warm.close()
+
+        pythons = [None, *([args.sandbox_python] if args.sandbox_python else [])]
+        cpu = {
+            (python, hot): cpu_per_check(workspace, cpu_checks, python, hot)
+            for python in pythons
+            for hot in (False, True)
+        }
+        other = None
+        if args.sandbox_python:
+            other = Sandbox(backend="bwrap", python=args.sandbox_python)
+            other_context = CheckContext(workspace=workspace, sandbox=other)
+            for _ in range(2):
+                check.run(other_context)
+            other_rate = _rate(check, other_context, args.checks, workers)
 
     overhead = medians["sandboxed"] - medians["bare"]
     print(f"bare python spawn          {medians['bare']:7.1f} ms (median of {args.runs})")
@@ -156,6 +243,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"throughput, {workers} workers        {rates['cold']:7.1f} python checks/s "
         f"(warm: {rates['warm']:.1f}/s; target >= 50/s on 2 cores)"
     )
+    for (python, hot), (mine, runs) in cpu.items():
+        name = f"sandbox_python {python}" if python else "this interpreter"
+        total = mine + runs
+        print(
+            f"cpu per python check       {total:7.1f} ms   (verifier {mine:.1f} + sandbox {runs:.1f}; "
+            f"{'warm' if hot else 'cold'}, {name}, {cpu_checks} in a row): "
+            f"at most {workers * 1000 / total:.1f} checks/s on {workers} cores"
+        )
+    if other is not None:
+        print(
+            f"throughput, {workers} workers        {other_rate:7.1f} python checks/s "
+            f"(sandbox_python {other.python.path}, Python {other.python.version})"
+        )
     return 0
 
 

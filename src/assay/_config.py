@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -35,6 +36,14 @@ class Config(BaseModel):
     agda_stdlib: str = Field("/usr/share/agda-stdlib", pattern=r"^/")
     """The Agda standard library that Agda proofs may import (its sources and interfaces); an
     absolute path, so the verifier and the sandbox read the same folder."""
+    agda_toolchain: Literal["auto", "debian", "pypi"] = "debian"
+    """Which Agda judges: "debian" (``agda`` on PATH, Agda 2.6.2.2, with ``agda_stdlib``),
+    "pypi" (Agda 2.6.4.3 from PyPI in this Python's environment, with ``agda_pypi_stdlib``: about
+    3x faster here), or "auto": the PyPI one when it and its library copy are installed
+    (``scripts/agda-toolchain``), else Debian's. Every verdict names the binary and version."""
+    agda_pypi_stdlib: str | None = Field(None, pattern=r"^/")
+    """The agda-stdlib copy whose interfaces the PyPI Agda built (never Debian's ``.agdai``);
+    None: ``<sys.prefix>/share/assay/agda-2.6.4.3/agda-stdlib``."""
     lean_project: str | None = None
     """A Lake project whose toolchain and packages Lean proofs are checked with; None: none."""
     allow_unisolated: bool = False
@@ -42,6 +51,10 @@ class Config(BaseModel):
     cgroup_parent: str = Field("/assay", pattern=r"^(self|/|(/[A-Za-z0-9_-][A-Za-z0-9_.-]*)+)$")
     """The cgroup (from the hierarchy's root) under which each sandboxed run gets its own;
     "self" nests runs under the verifier's own cgroup. Used when assay can write cgroups (root)."""
+    sandbox_python: str | None = Field(None, pattern=r"^/")
+    """The Python that runs python checks' judge in the sandbox; None: the verifier's own. Another
+    build of the same version (e.g. Debian's ``/usr/bin/python3.11``, which starts faster than a
+    shared pyenv build); refused unless its version, bytecode and extension ABI match."""
     db: str = "sqlite:///assay.db"
     """The ledger's store: ``sqlite:///PATH`` (a file, relative to the current folder unless
     PATH starts with ``/``) or ``postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE``."""

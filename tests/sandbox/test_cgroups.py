@@ -12,7 +12,7 @@ import pytest
 
 import assay.sandbox._prepared as prepared_module
 from assay.sandbox import Limits, Sandbox
-from assay.sandbox._cgroup import RunCgroup, hierarchy
+from assay.sandbox._cgroup import CgroupError, Hierarchy, RunCgroup, hierarchy
 from assay.sandbox._reading import kill_tree
 from assay.sandbox._seccomp import SeccompUnsupported, denied_calls, program
 
@@ -123,3 +123,11 @@ def test_the_filter_leaves_ordinary_work_alone() -> None:
     )
     assert python.exit_code == 0, python.output
     assert subprocess.run(["true"]).returncode == 0
+
+
+@pytest.mark.parametrize("version", ["cgroup-v1", "cgroup-v2"])
+def test_a_cgroup_that_cannot_be_made_is_a_cgroup_error(version: str, tmp_path: Path) -> None:
+    gone = tmp_path / "removed-parent"  # its parent was removed (a cleaner, another process)
+    where = Hierarchy(version, gone, gone, gone if version == "cgroup-v1" else None)  # type: ignore[arg-type]
+    with pytest.raises(CgroupError, match="cannot set up the run's cgroup"):
+        RunCgroup(where, 64 * 1024 * 1024, 10)

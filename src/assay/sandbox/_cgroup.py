@@ -208,12 +208,13 @@ class RunCgroup:
             if where.cpu is not None:
                 folders.append(where.cpu / name)
         self._folders: list[Path] = []
+        # Named before any is made: ``close`` after a failed ``mkdir`` reads them.
+        self._memory, self._pids = folders[0], folders[min(1, len(folders) - 1)]
+        self._cpu: Path | None = folders[2] if len(folders) > 2 else None
         try:
             for folder in folders:
                 folder.mkdir()
                 self._folders.append(folder)
-            self._memory, self._pids = folders[0], folders[min(1, len(folders) - 1)]
-            self._cpu = folders[2] if len(folders) > 2 else None
             if where.version == "cgroup-v1":
                 (self._memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
                 (self._memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))

@@ -56,6 +56,7 @@ from assay.sandbox._cgroup import (
 from assay.sandbox._cgroup import sweep_stale as sweep_stale_cgroups
 from assay.sandbox._folders import remove_tree
 from assay.sandbox._folders import sweep_stale as sweep_stale_folders
+from assay.sandbox._interpreter import sandbox_interpreter
 from assay.sandbox._limits import Limits
 from assay.sandbox._prepared import JOIN_FAILED, Prepared
 from assay.sandbox._reading import write_all
@@ -125,6 +126,9 @@ def bwrap_path() -> str | None:
 class Sandbox:
     """Runs commands isolated; one instance can serve many runs, concurrently.
 
+    ``python``: the interpreter that runs the judge (``Config.sandbox_python``; None: this
+    one).
+
     ``warm``: ``prepare`` starts the next run of the same shape ahead of time, in the
     background, so that its fixed cost (the sandbox, the interpreter, the judge's setup) is paid
     while other runs run (``_warm``). Each run still has a sandbox of its own that no other run
@@ -140,6 +144,7 @@ class Sandbox:
         cgroups: bool = True,
         cgroup_parent: str = DEFAULT_PARENT,
         warm: bool = False,
+        python: str | None = None,
     ) -> None:
         self._bwrap = bwrap_path() if backend in ("auto", "bwrap") else None
         if backend == "bwrap" and self._bwrap is None:
@@ -152,6 +157,10 @@ class Sandbox:
         """The cgroup that holds the run cgroups ("self": the verifier's own)."""
         self._warm: WarmRuns[Prepared] | None = WarmRuns() if warm else None
         """Runs ``prepare`` started ahead of time, each for one later run of the same shape."""
+        self.python = sandbox_interpreter(python)
+        """The interpreter that runs the judge (``python_argv``): the verifier's own unless
+        ``python`` names a faster build of the same version (``_interpreter``; InvalidInput
+        naming ``sandbox_python`` otherwise)."""
 
     @property
     def memory_limit(self) -> str:
@@ -384,7 +393,7 @@ class Sandbox:
             runner = str(RUNNER)
         else:
             runner = RUNNER_COMPILED if _judge_folder() is not None else RUNNER_TARGET
-        return [os.path.realpath(sys.executable), "-I", "-S", runner, "{control}", "{done}"]
+        return [self.python.path, "-I", "-S", runner, "{control}", "{done}"]
 
     def inside_path(self, target: str, mounts: Sequence[Mount]) -> str:
         """Where code run by this sandbox finds ``target``: itself with bwrap, the source without."""
@@ -402,7 +411,8 @@ class Sandbox:
     ) -> list[str]:
         assert self._bwrap is not None
         root = os.geteuid() == 0
-        system, system_made = _system_args(self._bwrap, root, int(time.monotonic() // _RECHECK))
+        epoch = int(time.monotonic() // _RECHECK)
+        system, system_made = _system_args(self._bwrap, root, self.python.prefixes, epoch)
         args, made = list(system), set(system_made)
         for key, value in env.items():
             args += ["--setenv", key, value]
@@ -433,7 +443,7 @@ class Sandbox:
         if root:
             # Real root is not held to RLIMIT_NPROC: become an unprivileged uid for the checked code.
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
-            args += [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={SANDBOX_UID}"]
+            args += [_setpriv(), f"--reuid={SANDBOX_UID}"]
             args += [
                 f"--regid={SANDBOX_UID}",
                 "--clear-groups",
@@ -448,12 +458,12 @@ class Sandbox:
 def configured_sandbox(config: Config) -> Sandbox:
     """The sandbox ``config`` describes (``allow_unisolated``, ``cgroup_parent``), one per
     setting: every caller that has a Config gets its sandbox here."""
-    return _configured(config.allow_unisolated, config.cgroup_parent)
+    return _configured(config.allow_unisolated, config.cgroup_parent, config.sandbox_python)
 
 
 @lru_cache(maxsize=4)
-def _configured(allow_unisolated: bool, cgroup_parent: str) -> Sandbox:
-    return Sandbox(allow_unisolated=allow_unisolated, cgroup_parent=cgroup_parent)
+def _configured(allow_unisolated: bool, cgroup_parent: str, python: str | None) -> Sandbox:
+    return Sandbox(allow_unisolated=allow_unisolated, cgroup_parent=cgroup_parent, python=python)
 
 
 @lru_cache(maxsize=1)
@@ -487,11 +497,14 @@ def runner_control(
     return len(data).to_bytes(8, "big") + data, nonce
 
 
-@lru_cache(maxsize=2)
-def _system_args(bwrap: str, root: bool, _epoch: int) -> tuple[tuple[str, ...], frozenset[str]]:
+@lru_cache(maxsize=4)
+def _system_args(
+    bwrap: str, root: bool, interpreter: tuple[str, ...], _epoch: int
+) -> tuple[tuple[str, ...], frozenset[str]]:
     """bwrap's first arguments, the same for every run: namespaces, /usr and its links, /etc,
-    this Python's prefixes (looked up again every ``_RECHECK`` seconds: ``_epoch``), and the
-    folders they made. Computing them cost each run about a millisecond (links, ``realpath``)."""
+    this Python's prefixes and those of the ``interpreter`` that runs the judge (looked up
+    again every ``_RECHECK`` seconds: ``_epoch``), and the folders they made. Computing them
+    cost each run about a millisecond (links, ``realpath``)."""
     args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
     args += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if not root:
@@ -508,9 +521,15 @@ def _system_args(bwrap: str, root: bool, _epoch: int) -> tuple[tuple[str, ...], 
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
     made: set[str] = {"/", "/usr", "/tmp", "/proc", "/dev", "/etc"}
-    for prefix in _python_prefixes():
+    for prefix in dict.fromkeys((*_python_prefixes(), *interpreter)):
         args += [*_parents(prefix, made), "--ro-bind", prefix, prefix]
     return tuple(args), frozenset(made)
+
+
+@lru_cache(maxsize=1)
+def _setpriv() -> str:
+    """setpriv's path, looked up once (``shutil.which`` on every run cost about 0.3 ms)."""
+    return shutil.which("setpriv") or "/usr/bin/setpriv"
 
 
 def _judge_folder() -> Path | None:
