@@ -1,0 +1,54 @@
+"""Reading a submission's multipart upload: one file field per role and a ``summary`` field,
+bounded before anything is parsed (a request without a length, or past the bound, is refused)."""
+
+from __future__ import annotations
+
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+MAX_FIELDS = 64
+
+
+async def read_upload(
+    request: Request, max_body: int, skip: tuple[str, ...] = (), browser: bool = False
+) -> tuple[dict[str, bytes], str | None, dict[str, str]]:
+    """``(bytes by role, summary, skipped)``; ``skip``: text fields that are not roles (the CSRF
+    token), returned apart.
+    An empty file input (a role left blank in a browser) is not an artifact. ``browser``: the
+    form came from a page, whose text areas send line breaks as CRLF: they become LF again."""
+    length = request.headers.get("content-length")
+    if length is None or not length.isdigit():
+        raise HTTPException(411, "give the body's Content-Length")
+    if int(length) > max_body:
+        raise HTTPException(413, f"the upload is larger than {max_body} bytes")
+    try:
+        form = await request.form(max_files=MAX_FIELDS, max_fields=MAX_FIELDS)
+    except Exception:  # starlette's parser says what was malformed; the reason is not needed
+        raise HTTPException(400, "the body is not a valid multipart form") from None
+    files: dict[str, bytes] = {}
+    summary: str | None = None
+    skipped: dict[str, str] = {}
+    try:
+        for name, value in form.multi_items():
+            if name in skip:
+                skipped[name] = value if isinstance(value, str) else ""
+                continue
+            if name == "summary":
+                if not isinstance(value, str):
+                    raise HTTPException(422, "summary: must be text, not a file")
+                if browser:
+                    value = value.replace("\r\n", "\n")
+                summary = value if value != "" else None
+            elif isinstance(value, UploadFile):
+                data = await value.read()
+                if not data and not value.filename:
+                    continue
+                if name in files:
+                    raise HTTPException(422, f"{name}: one file per role")
+                files[name] = data
+            else:
+                raise HTTPException(422, f"{name}: must be a file (one file field per role)")
+    finally:
+        await form.close()
+    return files, summary, skipped
