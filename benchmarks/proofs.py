@@ -2,6 +2,11 @@
 
     .venv/bin/python benchmarks/proofs.py              # a file importing Data.Nat.Properties
     .venv/bin/python benchmarks/proofs.py --builtin    # builtin-only (seconds, not minutes)
+    .venv/bin/python benchmarks/proofs.py --toolchain debian --toolchain pypi   # side by side
+
+Each installed toolchain (``Config.agda_toolchain``: Debian's Agda 2.6.2.2 with Debian's
+agda-stdlib, the PyPI Agda 2.6.4.3 with its own built copy; default: every one installed) is
+measured in the same run, one after the other, on the same file.
 
 In one run, interleaved: a bare ``agda`` on the same files (what a user would otherwise run), the
 same judgment through assay (sandbox, scan, wrapper, verdict), the verdict from the judgment
@@ -22,7 +27,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay.proofs import AgdaLane, JudgmentCache, judge, plan_for
+from assay._config import Config
+from assay.proofs import AgdaLane, JudgmentCache, agda_toolchain, judge, plan_for
 from assay.sandbox import Limits, Sandbox
 
 STDLIB = """module Solution where
@@ -58,10 +64,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--builtin", action="store_true", help="a builtin-only file instead of the stdlib one"
     )
+    parser.add_argument(
+        "--toolchain",
+        action="append",
+        choices=["debian", "pypi"],
+        help="the Agda to measure (repeat for several; default: every one installed)",
+    )
     args = parser.parse_args(argv)
+    chosen = args.toolchain or ["debian", "pypi"]
+    configs = [Config(agda_toolchain=name, judgment_cache="off") for name in chosen]
+    installed = [c for c in configs if agda_toolchain(c) is not None]
+    for config in configs:
+        if config not in installed:
+            print(f"toolchain {config.agda_toolchain}: not installed (scripts/agda-toolchain)")
+    medians = {}
+    for config in installed:
+        medians[config.agda_toolchain] = measure(config, args.builtin, args.runs)
+    if len(medians) == 2:
+        ratio = medians["debian"] / medians["pypi"]
+        print(f"debian / pypi judgment time: {ratio:.2f}x (target: a stdlib judgment <= 2.5 s)")
+    return 0 if installed else 1
+
+
+def measure(config: Config, builtin: bool, runs: int) -> float:
+    """Print one toolchain's medians; return its judgment's median (seconds)."""
     source, header, statement = (
         (BUILTIN, BUILTIN_HEADER, "2 + 3 ≡ 3 + 2")
-        if args.builtin
+        if builtin
         else (STDLIB, STDLIB_HEADER, "∀ (m n : ℕ) → m + n ≡ n + m")
     )
     sandbox = Sandbox(backend="bwrap")
@@ -73,10 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         statement=statement,
         name="comm",
         header=header,
-        stdlib=not args.builtin,
+        stdlib=not builtin,
+        config=config,
     )
     bare_times, judge_times = [], []
-    for _ in range(args.runs):
+    for _ in range(runs):
         with tempfile.TemporaryDirectory() as folder:
             for name, data in plan.files.items():
                 Path(folder, name).write_bytes(data)
@@ -84,16 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             subprocess.run(plan.steps[0], cwd=folder, check=True, capture_output=True)
             bare_times.append(time.perf_counter() - start)
         start = time.perf_counter()
-        verdict = judge("agda", plan, sandbox, limits).verdict
+        verdict = judge("agda", plan, sandbox, limits, config=config).verdict
         judge_times.append(time.perf_counter() - start)
         assert verdict is not None and verdict.green, verdict
     with tempfile.TemporaryDirectory() as folder:
         cache = JudgmentCache(Path(folder))
-        judge("agda", plan, sandbox, limits, cache)
+        judge("agda", plan, sandbox, limits, cache, config=config)
         hits = []
         for _ in range(200):
             start = time.perf_counter()
-            hit = judge("agda", plan, sandbox, limits, cache).verdict
+            hit = judge("agda", plan, sandbox, limits, cache, config=config).verdict
             hits.append(time.perf_counter() - start)
             assert hit is not None and hit.cached
     with tempfile.TemporaryDirectory() as folder:
@@ -106,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             + 1
         )
         column = source.splitlines()[line - 1].index("{!") + 1
-        with AgdaLane(stdlib=not args.builtin) as lane:
+        with AgdaLane(stdlib=not builtin, config=config) as lane:
             start = time.perf_counter()
             lane.goal(file, line, column)
             load = time.perf_counter() - start
@@ -119,19 +149,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     bare, judged = statistics.median(bare_times), statistics.median(judge_times)
     hit, query = statistics.median(hits), statistics.median(queries)
     share = (judged - bare) / judged
+    toolchain = agda_toolchain(config)
+    assert toolchain is not None
     print(
-        f"file: {'builtin-only' if args.builtin else 'imports Data.Nat.Properties (agda-stdlib)'}, {args.runs} runs"
+        f"toolchain {config.agda_toolchain}: {toolchain.version} ({toolchain.binary}); file: "
+        f"{'builtin-only' if builtin else 'imports Data.Nat.Properties (agda-stdlib)'}, {runs} runs"
     )
-    print(f"bare agda                       {bare * 1000:10.1f} ms (median)")
+    print(f"  bare agda                       {bare * 1000:10.1f} ms (median)")
     print(
-        f"assay judgment (sandbox, scan)  {judged * 1000:10.1f} ms   harness share {share:.1%} (target < 2%)"
+        f"  assay judgment (sandbox, scan)  {judged * 1000:10.1f} ms   harness share {share:.1%} (target < 2%)"
     )
-    print(f"cached verdict                  {hit * 1000:10.3f} ms   (target < 5 ms)")
+    print(f"  cached verdict                  {hit * 1000:10.3f} ms   (target < 5 ms)")
     print(
-        f"lane: load {load * 1000:.0f} ms, then a goal query {query * 1000:.2f} ms   "
+        f"  lane: load {load * 1000:.0f} ms, then a goal query {query * 1000:.2f} ms   "
         f"judgment / query = {judged / query:,.0f}x (target >= 10x)"
     )
-    return 0
+    return judged
 
 
 if __name__ == "__main__":

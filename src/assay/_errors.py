@@ -28,6 +28,11 @@
     ├── FolderError                 a capped scratch folder cannot be made or     exit 1
     │                               holds too much (sandbox)
     ├── LaneError                   the Agda interaction lane failed (proofs)     exit 1
+    │   └── TermRejected            Agda answered with an error: the term is not in
+    │                               scope or does not typecheck at the hole (proofs)
+    ├── PoolFailed                  the local pool's workers die before judging   exit 1
+    │                               anything (executors)
+    ├── RayUnavailable              Ray cannot start or be reached (executors)    exit 1
     └── LedgerError                 the store cannot be opened, written or read,  exit 1
         │                           or a blob no longer matches its hash (ledger)
         └── BlobMissing             no blob with that hash (never stored, or withdrawn)
@@ -51,8 +56,10 @@ candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``Nu
 ``UnitProblem``, ``WorkspaceEscape``, the SQL kind's ``QueryTimeout``, ``TooManyRows`` and
 ``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,
 ``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``platform``: ``_Raced`` (a
-sweep that lost a race retries). ``proofs``: the lexers'
-``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each becomes a refusal).
+sweep that lost a race retries). ``service``: ``ApiError`` (a refused request: an HTTP
+4xx answer), ``QueueFull`` (becomes 429) and ``Gone`` (the client disconnected).
+``proofs``: the lexers' ``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each
+becomes a refusal).
 
 Context travels as keyword arguments so a boundary can report it without parsing the message.
 """

@@ -481,7 +481,14 @@ def test_a_cached_verdict_is_served_only_for_the_same_judgment(change: str, tmp_
     def cached(spec: dict[str, object], config: dict[str, object]) -> bool:
         ctx = CheckContext(
             workspace=tmp_path,
-            config=Config(judgment_cache=folder, key_file=str(tmp_path / "key"), **config),
+            config=Config.model_validate(
+                {
+                    "judgment_cache": folder,
+                    "key_file": str(tmp_path / "key"),
+                    "agda_toolchain": "debian",  # agda_stdlib is Debian's Agda's library
+                    **config,
+                }
+            ),
         )
         outcome = build_check({"kind": "agda", **AGDA_SPEC, **spec}).run(ctx)
         assert outcome.status is Status.VERIFIED, outcome.detail

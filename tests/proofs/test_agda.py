@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.proofs import JudgmentCache, fill_hole, judge, plan_for
+from assay._config import DEFAULT_CONFIG, Config
+from assay.proofs import JudgmentCache, agda_toolchain, fill_hole, judge, plan_for
 from assay.proofs._plan import Plan
 from assay.sandbox import Limits, Sandbox
 from tests.proofs.conftest import need
@@ -35,21 +36,49 @@ CHEATS = {
 }
 
 
-def _plan(solution: str, statement: str = "1 + 1 ≡ 3", name: str = "wrong") -> Plan:
+# Every installed Agda runs the cheat corpus and the canaries (Config.agda_toolchain); one that
+# is not installed here skips, saying so. The PyPI one's cases are slow-marked.
+TOOLCHAINS = [
+    pytest.param(Config(agda_toolchain="debian"), id="debian"),
+    pytest.param(Config(agda_toolchain="pypi"), id="pypi", marks=pytest.mark.slow),
+]
+
+
+def _installed(config: Config) -> None:
+    need("agda")
+    if agda_toolchain(config) is None:
+        pytest.skip(f"the {config.agda_toolchain} Agda is not installed (scripts/agda-toolchain)")
+
+
+def _plan(
+    solution: str,
+    statement: str = "1 + 1 ≡ 3",
+    name: str = "wrong",
+    config: Config = DEFAULT_CONFIG,
+) -> Plan:
     return plan_for(
-        "agda", PRELUDE + solution, statement=statement, name=name, header=HEADER, stdlib=False
+        "agda",
+        PRELUDE + solution,
+        statement=statement,
+        name=name,
+        header=HEADER,
+        stdlib=False,
+        config=config,
     )
 
 
+@pytest.mark.parametrize("config", TOOLCHAINS)
 @pytest.mark.parametrize("name", sorted(CHEATS))
-def test_cheats_are_refused_and_the_toolchain_agrees(name: str, sandbox: Sandbox) -> None:
-    need("agda")
-    plan = _plan(CHEATS[name])
-    refused = judge("agda", plan, sandbox, LIMITS)
+def test_cheats_are_refused_and_the_toolchain_agrees(
+    name: str, config: Config, sandbox: Sandbox
+) -> None:
+    _installed(config)
+    plan = _plan(CHEATS[name], config=config)
+    refused = judge("agda", plan, sandbox, LIMITS, config=config)
     assert refused.verdict is None or not refused.verdict.green
     if name != "hole_left_open":
         assert refused.refusals, name
-    bypassed = judge("agda", dataclasses.replace(plan, refusals=[]), sandbox, LIMITS)
+    bypassed = judge("agda", dataclasses.replace(plan, refusals=[]), sandbox, LIMITS, config=config)
     assert bypassed.verdict is not None
     assert not bypassed.verdict.green, (name, bypassed.verdict.diagnostics)
     assert bypassed.verdict.finding == "does_not_check"
@@ -58,15 +87,16 @@ def test_cheats_are_refused_and_the_toolchain_agrees(name: str, sandbox: Sandbox
 
 def test_a_real_proof_is_green_and_reproducible(sandbox: Sandbox, cache: JudgmentCache) -> None:
     need("agda")
-    plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two")
-    verdict = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    debian = Config(agda_toolchain="debian")  # the command names Debian's binary
+    plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two", config=debian)
+    verdict = judge("agda", plan, sandbox, LIMITS, cache, config=debian).verdict
     assert verdict is not None and verdict.green and verdict.exit_code == 0
     assert verdict.checked_from_source
     assert verdict.command == "/usr/bin/agda --safe --no-libraries -i . AssayGoal.agda"
     assert verdict.version.startswith("Agda version")
     assert set(verdict.files) == {"Solution.agda", "AssayGoal.agda"}
     assert "--safe" in verdict.flags and verdict.cwd == "/proof"
-    again = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    again = judge("agda", plan, sandbox, LIMITS, cache, config=debian).verdict
     assert again is not None and again.cached and again.green
 
 
@@ -95,21 +125,28 @@ CANARIES = ["1 + 1 ≡ 3", "∀ (n : Nat) → n ≡ 0"]
 CANDIDATES = ["refl", "λ n → refl", "{! !}", "let postulate c : _ in c", "primTrustMe", "_"]
 
 
+@pytest.mark.parametrize("config", TOOLCHAINS)
 @pytest.mark.parametrize("statement", CANARIES)
-def test_canaries_are_never_proved(statement: str, sandbox: Sandbox, tmp_path: Path) -> None:
-    need("agda")
+def test_canaries_are_never_proved(
+    statement: str, config: Config, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    _installed(config)
     obligation = tmp_path / "Canary.agda"
     obligation.write_text(
         f"module Canary where\n\n{HEADER}\n\ncanary : {statement}\ncanary = {{! !}}\n"
     )
     for candidate in CANDIDATES:
-        result = fill_hole(obligation, 7, 10, candidate, sandbox=sandbox, stdlib=False)
+        result = fill_hole(
+            obligation, 7, 10, candidate, sandbox=sandbox, stdlib=False, config=config
+        )
         assert result.status != "solved", (statement, candidate)
     for body in ("canary = refl", "canary = canary", "postulate canary : _"):
-        plan = _plan(f"canary : {statement}\n{body}\n", statement=statement, name="canary")
+        plan = _plan(
+            f"canary : {statement}\n{body}\n", statement=statement, name="canary", config=config
+        )
         for judged in (
-            judge("agda", plan, sandbox, LIMITS),
-            judge("agda", dataclasses.replace(plan, refusals=[]), sandbox, LIMITS),
+            judge("agda", plan, sandbox, LIMITS, config=config),
+            judge("agda", dataclasses.replace(plan, refusals=[]), sandbox, LIMITS, config=config),
         ):
             assert judged.verdict is None or not judged.verdict.green
 

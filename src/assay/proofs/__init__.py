@@ -9,6 +9,7 @@ interaction lane answers questions (goal types, inferred types) and never decide
 """
 
 from assay._errors import ToolchainMissing
+from assay.proofs._agda_toolchain import agda_toolchain
 from assay.proofs._cache import JudgmentCache, cache_for, cache_key
 from assay.proofs._fill import (
     Attempt,
@@ -19,12 +20,13 @@ from assay.proofs._fill import (
     judge_hole,
     judge_source,
 )
-from assay.proofs._holes import HoleNotFound, HoleStatus, only_hole
+from assay.proofs._holes import HoleNotFound, HoleStatus, fill, only_hole
 from assay.proofs._judges import DEFAULT_LIMITS, Judgment, judge, plan_for, refusals_for
-from assay.proofs._lane import AgdaLane, Goal, LaneError, LaneInputError
+from assay.proofs._lane import AgdaLane, Goal, LaneError, LaneInputError, TermRejected
 from assay.proofs._language import ProofLanguage
 from assay.proofs._plan import Plan
 from assay.proofs._registry import LANGUAGES, Language, proof_language
+from assay.proofs._toolchain import Toolchain
 from assay.proofs._verdict import Verdict
 
 __all__ = [
@@ -44,11 +46,15 @@ __all__ = [
     "Language",
     "Plan",
     "ProofLanguage",
+    "TermRejected",
     "Terms",
+    "Toolchain",
     "ToolchainMissing",
     "Verdict",
+    "agda_toolchain",
     "cache_for",
     "cache_key",
+    "fill",
     "fill_hole",
     "judge",
     "judge_hole",

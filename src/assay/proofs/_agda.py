@@ -13,11 +13,8 @@ refuses postulates and unsafe options.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from assay._config import DEFAULT_CONFIG, Config
@@ -30,12 +27,13 @@ from assay.proofs._agda_lex import (
     tokens,
 )
 from assay.proofs._agda_scan import agda_candidate_refusals, agda_refusals
+from assay.proofs._agda_toolchain import agda_toolchain
 from assay.proofs._batch import compiled_suffixes
 from assay.proofs._holes import HoleNotFound
 from assay.proofs._language import ProofLanguage
 from assay.proofs._paths import module_problem, source_grammar
 from assay.proofs._plan import WRAPPER, Plan, indent
-from assay.proofs._toolchain import Toolchain, tree_identity, version_of
+from assay.proofs._toolchain import Toolchain
 from assay.sandbox import RunResult
 
 AGDA_MEANING = (
@@ -43,6 +41,8 @@ AGDA_MEANING = (
     "has exactly the stated type, and no postulate or unsafe option was used."
 )
 DOES_NOT_CHECK = 42
+_UNWRITABLE = re.compile(r"^Failed to write interface (/\S+\.agdai)\.$")
+_LOCATED = re.compile(r"^(/\S+\.agda):\d+,\d+")
 _CANARY_HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the trusted statement.
 
@@ -65,23 +65,6 @@ KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the 
 
 source_grammar(".agda", "an Agda module name part", is_name_part)
 compiled_suffixes(".agdai")
-
-
-@lru_cache(maxsize=4)
-def agda(stdlib: str) -> Toolchain | None:
-    """Agda where it is on PATH, with the agda-stdlib at ``stdlib`` (``Config.agda_stdlib``) as
-    its library; None elsewhere."""
-    binary = shutil.which("agda")
-    if binary is None:
-        return None
-    library = tree_identity(Path(stdlib), "*.agdai")
-    return Toolchain(
-        "agda",
-        os.path.realpath(binary),
-        version_of([binary, "--version"]),
-        library,
-        search_path=(stdlib,),
-    )
 
 
 def agda_module_name(source: str) -> str | None:
@@ -132,7 +115,8 @@ def agda_plan(
     if stdlib:
         for folder in toolchain.search_path:
             flags += ["-i", folder]
-    return Plan(files, [[toolchain.binary, *flags, target]], flags, target, AGDA_MEANING, refusals)
+    steps = [[toolchain.binary, *flags, target]]
+    return Plan(files, steps, flags, target, AGDA_MEANING, refusals, toolchain.mounts)
 
 
 def agda_remaining_holes(output: str) -> int | None:
@@ -201,8 +185,8 @@ class Agda:
     kind_doc = KIND_DOC
 
     def toolchain(self, config: Config) -> Toolchain | None:
-        """agda, with ``config.agda_stdlib`` as its library."""
-        return agda(config.agda_stdlib)
+        """The Agda ``config.agda_toolchain`` selects, with its own library (``_agda_toolchain``)."""
+        return agda_toolchain(config)
 
     def refusals(
         self,
@@ -211,8 +195,11 @@ class Agda:
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
     ) -> list[str]:
-        """The Agda shapes refused in a whole file (``_agda_scan.agda_refusals``)."""
-        return agda_refusals(source, options, header, config.agda_stdlib)
+        """The Agda shapes refused in a whole file (``_agda_scan.agda_refusals``), its imports
+        read against the selected toolchain's library (the same sources in every toolchain)."""
+        found = agda_toolchain(config)
+        library = found.search_path[0] if found and found.search_path else config.agda_stdlib
+        return agda_refusals(source, options, header, library)
 
     def candidate_refusals(self, candidate: str) -> list[str]:
         """A hole candidate must be one term (``_agda_scan.agda_candidate_refusals``)."""
@@ -272,7 +259,26 @@ class Agda:
         return None
 
     def trusted_failure(self, runs: Sequence[RunResult]) -> str | None:
-        """No step of Agda's plan is the trusted side's alone."""
+        """A library interface Agda had to write and could not (the library is read-only in the
+        sandbox): the toolchain's library copy is incomplete, never a finding about the work.
+        Read only from a whole line Agda itself starts (a term Agda quotes is never a line of
+        its own beginning so), naming a ``.agdai`` file outside the judged folder. Likewise an
+        error located in a library module that has no interface (one this Agda rejects)."""
+        for line in runs[-1].output.splitlines() if runs else []:
+            match = _UNWRITABLE.match(line)
+            if match and not match.group(1).startswith("/proof/"):
+                return (
+                    f"the toolchain's library has no built interface {match.group(1)} (build it: "
+                    "scripts/agda-toolchain)"
+                )
+            located = _LOCATED.match(line)
+            if located and not located.group(1).startswith("/proof/"):
+                # An error inside a library module this Agda never built (agda-stdlib 1.7.1 has
+                # modules Agda 2.6.4 rejects; scripts/agda-toolchain lists them in .SKIPPED):
+                # the toolchain cannot judge that import, which says nothing about the work.
+                if not Path(located.group(1)).with_suffix(".agdai").exists():
+                    return f"the toolchain's library does not check under it ({located.group(1)})"
+                return None
         return None
 
     def does_not_check(self, exit_code: int | None) -> bool:

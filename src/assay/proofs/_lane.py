@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import shutil
 import subprocess
 import tempfile
 import time
@@ -38,6 +37,7 @@ from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import AssayError, InvalidInput
 from assay._wire import WireModel
 from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
+from assay.proofs._agda_toolchain import agda_toolchain
 from assay.proofs._batch import clear, scratch, stage
 from assay.proofs._paths import module_problem, read_source
 from assay.sandbox import CappedFolder, Limits, Mount, Sandbox, configured_sandbox, kill_tree
@@ -55,6 +55,9 @@ class ContextEntry(WireModel):
     """The name as Agda shows it."""
     type: str
     """Its type, as Agda prints it."""
+    in_scope: bool = True
+    """Whether the name can be written at the hole (a hidden argument the clause does not bind
+    is listed, but cannot be referred to)."""
 
 
 class Inferred(WireModel):
@@ -87,6 +90,11 @@ class LaneError(AssayError):
     """The lane could not answer (load failed, no such hole, timeout); ask again or judge."""
 
 
+class TermRejected(LaneError):
+    """Agda answered the question with an error (a term that is not in scope or does not
+    typecheck at the hole): an answer about the term, still never a verdict."""
+
+
 class LaneInputError(LaneError, InvalidInput):
     """What the caller gave the lane cannot be used (a file that is not Agda or does not load, a
     position with no hole, a term that is not one printable line): the caller's input, exit 2."""
@@ -115,8 +123,8 @@ class AgdaLane:
     """A warm ``agda --interaction-json`` in the sandbox that answers questions about holes
     (``goal``, ``infer``) and never gives a verdict (see the module's docstring).
 
-    The sandbox defaults to the one ``config`` describes; ``stdlib`` puts ``config.agda_stdlib``
-    on the include path. Use it as a context manager, or ``close`` it."""
+    The sandbox defaults to the one ``config`` describes; the Agda is the one the batch judge
+    uses (``Config.agda_toolchain``), and ``stdlib`` puts its agda-stdlib on the include path. Use it as a context manager, or ``close`` it."""
 
     def __init__(
         self,
@@ -130,7 +138,7 @@ class AgdaLane:
     ) -> None:
         self.sandbox = sandbox or configured_sandbox(config)
         self.stdlib = stdlib
-        self.library = config.agda_stdlib
+        self.config = config
         self.max_uses = max_uses
         self.max_rss_mb = max_rss_mb
         self.timeout = timeout
@@ -181,19 +189,18 @@ class AgdaLane:
             self._folder = tempfile.TemporaryDirectory(prefix="assay-lane-")
             self._scratch = scratch(Path(self._folder.name))
             stage(self._scratch.path, {})
-            argv = [
-                shutil.which("agda") or "agda",
-                "--interaction-json",
-                "--no-libraries",
-                "-i",
-                ".",
-            ]
+            toolchain = agda_toolchain(self.config)
+            if toolchain is None:
+                raise LaneError("agda is not installed on this machine")
+            argv = [toolchain.binary, "--interaction-json", "--no-libraries", "-i", "."]
             if self.stdlib:
-                argv += ["-i", self.library]
+                for folder in toolchain.search_path:
+                    argv += ["-i", folder]
+            read_only = [Mount(Path(path), path) for path in toolchain.mounts]
             self._process = self.sandbox.spawn(
                 argv,
                 cwd=LANE_DIR,
-                mounts=[Mount(self._scratch.path, LANE_DIR, writable=True)],
+                mounts=[Mount(self._scratch.path, LANE_DIR, writable=True), *read_only],
                 limits=Limits(timeout=3600, memory_mb=max(self.max_rss_mb * 2, 4096)),
             )
             self.uses = 0
@@ -348,6 +355,7 @@ class AgdaLane:
             ContextEntry(
                 name=str(e.get("reifiedName", e.get("originalName", "?"))),
                 type=str(e.get("binding", "")),
+                in_scope=e.get("inScope") is not False,
             )
             for e in info.get("entries", [])
             if isinstance(e, dict)
@@ -387,7 +395,7 @@ def _error(replies: list[dict[str, Any]]) -> str | None:
 def _goal_info(replies: list[dict[str, Any]]) -> dict[str, Any]:
     error = _error(replies)
     if error:
-        raise LaneError(" ".join(line.strip() for line in error.splitlines()[:4])[:600])
+        raise TermRejected(" ".join(line.strip() for line in error.splitlines()[:4])[:600])
     for reply in replies:
         info = reply.get("info")
         if isinstance(info, dict) and info.get("kind") == "GoalSpecific":

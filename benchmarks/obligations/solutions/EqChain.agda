@@ -1,0 +1,13 @@
+module EqChain where
+
+open import Data.Nat using (ℕ; zero; suc; _+_; _*_; _≤_)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong)
+open Relation.Binary.PropositionalEquality.≡-Reasoning
+open import Data.Nat.Properties using (+-comm; +-assoc)
+
+swap-middle : ∀ (m n p : ℕ) → m + (n + p) ≡ n + (m + p)
+swap-middle m n p = begin
+  m + (n + p) ≡⟨ sym (+-assoc m n p) ⟩
+  (m + n) + p ≡⟨ cong (_+ p) (+-comm m n) ⟩
+  (n + m) + p ≡⟨ +-assoc n m p ⟩
+  n + (m + p) ∎

@@ -1,0 +1,9 @@
+module ListLengthMap where
+
+open import Data.List using (List; []; _∷_; _++_; length; map; reverse)
+open import Relation.Binary.PropositionalEquality using (_≡_; refl; sym; trans; cong)
+import Data.Nat
+
+length-map′ : ∀ {A B : Set} (f : A → B) (xs : List A) → length (map f xs) ≡ length xs
+length-map′ f [] = refl
+length-map′ f (x ∷ xs) = cong Data.Nat.suc (length-map′ f xs)
