@@ -11,7 +11,7 @@ chain and names the first row that was edited, deleted or reordered.
 from assay.ledger._blobs import Blob, BlobStore
 from assay.ledger._errors import BlobMissing, LedgerError
 from assay.ledger._ledger import Ledger, Reader
-from assay.ledger._models import ChainReport, Entry, NewEntry
+from assay.ledger._models import ChainReport, Entry, NewEntry, unvalidated
 
 __all__ = [
     "Blob",
@@ -23,4 +23,5 @@ __all__ = [
     "LedgerError",
     "NewEntry",
     "Reader",
+    "unvalidated",
 ]

@@ -32,7 +32,7 @@ from assay.ledger._chain import GENESIS, Row, at_text, body_text, parse_at, row_
 from assay.ledger._engine import LOCK_KEY, make_engine
 from assay.ledger._errors import LedgerError
 from assay.ledger._migrate import upgrade
-from assay.ledger._models import ChainReport, Entry, NewEntry
+from assay.ledger._models import ChainReport, Entry, NewEntry, unvalidated
 from assay.ledger._tables import history
 
 _c = history.c
@@ -116,11 +116,15 @@ class Ledger:
             return []
         now: datetime | None = None
         prepared: list[tuple[NewEntry, datetime, str, str]] = []
+        last: datetime | None = None
+        stamp, stored_at = "", datetime.min
         for entry in entries:
             at = entry.at
             if at is None:
                 at = now = now or datetime.now(UTC)
-            prepared.append((entry, at, at_text(at), body_text(entry.body)))
+            if at is not last:  # a batch's entries share a few moments: format each once
+                last, stamp, stored_at = at, at_text(at), at.astimezone(UTC)
+            prepared.append((entry, stored_at, stamp, body_text(entry.body)))
         appended: list[Entry] = []
         rows: list[tuple[object, ...]] = []
         with self._driver(write=True) as cursor:
@@ -145,7 +149,7 @@ class Ledger:
                         subject=subject,
                         problem=problem,
                         participant=participant,
-                        at=at.astimezone(UTC),
+                        at=at,
                         body=entry.body,
                         prev_hash=prev,
                         hash=digest,
@@ -333,14 +337,8 @@ class Ledger:
 
 def _stored(**fields: Any) -> Entry:
     """An Entry from fields the store itself produced (already valid: read back from the
-    chain, or just hashed into it), set without validation; ``model_construct`` does the same
-    at several times the cost, and a batch of runs makes thousands."""
-    entry = Entry.__new__(Entry)
-    object.__setattr__(entry, "__dict__", fields)
-    object.__setattr__(entry, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(entry, "__pydantic_extra__", None)
-    object.__setattr__(entry, "__pydantic_private__", None)
-    return entry
+    chain, or just hashed into it), set without validation (a batch of runs makes thousands)."""
+    return unvalidated(Entry, fields)
 
 
 def _entry(row: Any) -> Entry:

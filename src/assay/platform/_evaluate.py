@@ -21,7 +21,7 @@ from assay._signed import canonical_digest
 from assay._version import __version__
 from assay.checks import Check, CheckContext, build_check
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, SandboxStage, head
-from assay.platform._records import AwaitingRecord, CheckRecord, StageRecord
+from assay.platform._records import AwaitingRecord, CheckRecord, StageRecord, built
 from assay.platform._revision import Revision
 from assay.review import protocol_problems
 from assay.status import Outcome, Status, combine
@@ -181,31 +181,29 @@ def sandbox_stage(stage: SandboxStage, inputs: Inputs, began: datetime) -> Stage
     outcomes: list[Outcome] = []
     records: list[CheckRecord] = []
     checkers: list[str] = []
-    for check, raw in zip(checks, stage.checks, strict=True):
-        who = checker_id(check, inputs.revision)
+    for check, raw, (who, references, sealed) in zip(
+        checks, stage.checks, _reads(stage, checks, inputs.revision), strict=True
+    ):
         escape = _escape(check, inputs.references)
         outcome = escape or gate(check.run(ctx), who, inputs, raw)
-        keys = sorted({head(v) for v in check.spec.verifier_files()})
-        for key in keys:
-            binding = inputs.revision.references.get(key)
-            if binding is not None:
-                read_inputs[f"reference:{key}"] = binding.sha256
-        sealed = [k for k in keys if inputs.revision.unseals_at(k) is not None]
+        read_inputs.update(references)
         outcomes.append(outcome)
         records.append(
-            CheckRecord(
+            built(  # an Outcome (validated when the check built it) and the revision's keys
+                CheckRecord,
                 kind=check.kind.name,
                 status=outcome.status,
                 detail=outcome.detail,
                 checker=who,
                 evidence=outcome.evidence,
-                reads_sealed=sealed,
+                reads_sealed=list(sealed),
             )
         )
         if who not in checkers:
             checkers.append(who)
     report = combine(outcomes, stage.mode, [c.spec.weight for c in checks])
-    return StageRecord(
+    return built(
+        StageRecord,
         run=inputs.run,
         name=stage.name,
         type="sandbox",
@@ -219,6 +217,39 @@ def sandbox_stage(stage: SandboxStage, inputs: Inputs, began: datetime) -> Stage
         started=began,
         finished=inputs.clock(),
     )
+
+
+_Reads = list[tuple[str, list[tuple[str, str]], list[str]]]
+"""Per check: its checker id, the ``reference:KEY`` inputs it reads with their sha256, and the
+sealed keys among them."""
+
+
+def _reads(stage: SandboxStage, checks: list[Check], revision: Revision) -> _Reads:
+    """What each check of ``stage`` is and reads under ``revision``: fixed by the two (both
+    immutable), so worked out once per pair, not once per run."""
+    key = (id(stage), id(revision))
+    found = _READS.get(key)
+    if found is not None and found[0] is stage and found[1] is revision:
+        return found[2]
+    reads: _Reads = []
+    for check in checks:
+        keys = sorted({head(v) for v in check.spec.verifier_files()})
+        references = [
+            (f"reference:{k}", binding.sha256)
+            for k in keys
+            if (binding := revision.references.get(k)) is not None
+        ]
+        sealed = [k for k in keys if revision.unseals_at(k) is not None]
+        reads.append((checker_id(check, revision), references, sealed))
+    _READS[key] = (stage, revision, reads)
+    if len(_READS) > 4096:
+        _READS.pop(next(iter(_READS)))
+    return reads
+
+
+_READS: dict[tuple[int, int], tuple[SandboxStage, Revision, _Reads]] = {}
+"""(stage id, revision id) -> (the stage, the revision, ``_reads``); both kept, so neither id
+is reused while cached."""
 
 
 def _isolation(outcomes: list[Outcome]) -> str:

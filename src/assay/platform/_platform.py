@@ -40,6 +40,7 @@ from assay.platform._read import History, ViewContext, run_view, submission_view
 from assay.platform._reviews import Reviews
 from assay.platform._revision import Revision
 from assay.platform._views import ProblemView, Published, Revocation, RunView, SubmissionView
+from assay.review import fold
 from assay.sandbox import MAX_DEPTH, MAX_ENTRIES
 from assay.status import Status
 
@@ -237,11 +238,14 @@ class Platform:
         raise LedgerError(f"the store kept changing under a batch for {problem!r}; try again")
 
     def _submit_once(self, problem: str, works: Sequence[Work]) -> list[RunView | InvalidInput]:
+        if not isinstance(problem, str):
+            raise InvalidInput("must be a problem id", where="PROBLEM")
         entry = self._revisions(problem)[-1]
         rid = entry.subject
         revision = self._revision(rid, entry.body)
         contract = self._contract(revision.contract) if revision.contract else None
         at = self.clock()
+        owner = me().to_json()
         allowance = revision.policy.allowance
         results: list[RunView | InvalidInput | None] = [None] * len(works)
         batch: dict[str, int] = {}  # participant -> items of this batch that count
@@ -249,9 +253,12 @@ class Platform:
         attempts: dict[tuple[str, str | None], str] = {}
         entries: list[NewEntry] = []
         admitted: list[tuple[int, r.SubmissionRecord, str]] = []
+        readers = self.reviews.readers(problem, revision, at)  # reviewers kept out for now
         for index, work in enumerate(works):
             try:
                 person(work.participant)
+                if readers and fold(work.participant) in readers:
+                    raise InvalidInput(readers[fold(work.participant)], where="--as")
                 if allowance is not None:
                     if work.participant not in seen:
                         seen[work.participant] = self.ledger.find(
@@ -302,7 +309,8 @@ class Platform:
                 )
                 results[index] = exc
                 continue
-            record = r.SubmissionRecord(
+            record = r.built(  # every value checked above or drawn here
+                r.SubmissionRecord,
                 submission=submission,
                 attempt=attempt,
                 problem=problem,
@@ -312,14 +320,12 @@ class Platform:
                 summary=work.summary,
             )
             run = new_id("r")
-            started = r.RunStartedRecord(
-                run=run, submission=submission, revision=rid, contract=revision.contract, owner=me()
+            started = r.started_body(run, submission, rid, revision.contract, owner, False)
+            entries.append(
+                _trusted(r.SUBMISSION, submission, record, at, problem, work.participant)
             )
             entries.append(
-                self._entry(r.SUBMISSION, submission, record, at, problem, work.participant)
-            )
-            entries.append(
-                self._entry(r.RUN_STARTED, submission, started, at, problem, work.participant)
+                _trusted(r.RUN_STARTED, submission, started, at, problem, work.participant)
             )
             admitted.append((index, record, run))
 
@@ -401,25 +407,26 @@ class Platform:
                 r.RUN_STARTED, submission, started, self.clock(), sub.problem, sub.participant
             )
         )
-        return self._conclude([(sub, run, revision, contract, 0, known)])[0]
+        view = self._conclude([(sub, run, revision, contract, 0, known)])[0]
+        # a review stage this submission already passed through carries its conclusion over
+        return (self.reviews.advance(submission) or view) if view.status is None else view
 
     def _conclude(self, runs: Sequence[_Pending]) -> list[RunView]:
         """Evaluate each run's stages from its ``start`` and append every conclusion and each
         run's end (or its wait) in one transaction. ``known``: each submission's entries so
         far, so the views are built without reading them back."""
         revocations = self.ledger.find(kind=r.REVOKED)
+        revoked_in: dict[str, dict[str, str]] = {}  # problem -> checker -> why
         entries: list[NewEntry] = []
         for sub, run, revision, contract, start, known in runs:
             withdrawn = {e.body["artifact"]["role"] for e in known if e.kind == r.WITHDRAWN}
+            if sub.problem not in revoked_in:
+                revoked_in[sub.problem] = {
+                    e.subject: e.body["why"] for e in revocations if r.revokes(e.body, sub.problem)
+                }
             try:
                 progress = self._evaluate(
-                    sub,
-                    run,
-                    revision,
-                    contract,
-                    start,
-                    [e for e in revocations if r.revokes(e.body, sub.problem)],
-                    withdrawn,
+                    sub, run, revision, contract, start, revoked_in[sub.problem], withdrawn
                 )
             except Exception as exc:  # assay's machinery, never the work: recorded, not lost
                 progress = Progress(stages=[])
@@ -431,11 +438,11 @@ class Platform:
             at = self.clock()
             for stage in progress.stages:
                 entries.append(
-                    self._entry(r.STAGE, sub.submission, stage, at, sub.problem, sub.participant)
+                    _trusted(r.STAGE, sub.submission, stage, at, sub.problem, sub.participant)
                 )
             if progress.awaiting is not None:
                 entries.append(
-                    self._entry(
+                    _trusted(
                         r.AWAITING,
                         sub.submission,
                         progress.awaiting,
@@ -446,13 +453,9 @@ class Platform:
                 )
             else:
                 status, detail = (Status.ERROR, failure) if failure else progress.final  # type: ignore[misc]
-                finished = r.FinishedRecord(
-                    run=run, submission=sub.submission, status=status, detail=detail
-                )
+                finished = r.finished_body(run, sub.submission, status, detail, False)
                 entries.append(
-                    self._entry(
-                        r.FINISHED, sub.submission, finished, at, sub.problem, sub.participant
-                    )
+                    _trusted(r.FINISHED, sub.submission, finished, at, sub.problem, sub.participant)
                 )
         appended: dict[str, list[Entry]] = {}
         for stored in self.ledger.append(*entries):
@@ -460,7 +463,7 @@ class Platform:
         views = []
         contexts: dict[tuple[str, str], ViewContext] = {}
         for sub, run, _, _, _, known in runs:
-            history = History(known + appended.get(sub.submission, []), revocations)
+            history = History(known + appended.get(sub.submission, []), revocations, sub)
             seen_as = (sub.revision, sub.participant)
             if seen_as not in contexts:
                 contexts[seen_as] = self._view_context(history, sub.participant)
@@ -474,36 +477,35 @@ class Platform:
         revision: Revision,
         contract: Contract | None,
         start: int,
-        revocations: list[Entry],
+        revoked: dict[str, str],
         withdrawn: set[str],
     ) -> Progress:
         if contract is None:
             return Progress(stages=[], record_only=True)
-        with contextlib.ExitStack() as stack:
-            workspace = None
-            if contract.roles:
-                tmp = stack.enter_context(tempfile.TemporaryDirectory(dir=self._scratch))
-                workspace = Path(tmp) / "workspace"
-                workspace.mkdir()
-                for artifact in sub.artifacts:
-                    if artifact.role not in withdrawn:
-                        self.ledger.blobs.materialize(
-                            artifact.sha256, workspace / artifact.role, tree=artifact.tree
-                        )
-            inputs = Inputs(
-                run=run,
-                contract=contract,
-                revision=revision,
-                references=self._reference_folder(sub.revision, revision),
-                workspace=workspace,
-                summary=sub.summary,
-                artifacts={a.role: a.sha256 for a in sub.artifacts},
-                config=self.config,
-                clock=self.clock,
-                conformed=self._conformed(sub.revision),
-                revoked={e.subject: e.body["why"] for e in revocations},
-                withdrawn={a.role for a in sub.artifacts if a.role in withdrawn},
-            )
+        inputs = Inputs(
+            run=run,
+            contract=contract,
+            revision=revision,
+            references=self._reference_folder(sub.revision, revision),
+            workspace=None,
+            summary=sub.summary,
+            artifacts={a.role: a.sha256 for a in sub.artifacts},
+            config=self.config,
+            clock=self.clock,
+            conformed=self._conformed(sub.revision),
+            revoked=revoked,
+            withdrawn={a.role for a in sub.artifacts if a.role in withdrawn},
+        )
+        if not contract.roles:  # judged on the summary alone: nothing to lay out
+            return evaluate(inputs, start)
+        with tempfile.TemporaryDirectory(dir=self._scratch) as tmp:
+            inputs.workspace = Path(tmp) / "workspace"
+            inputs.workspace.mkdir()
+            for artifact in sub.artifacts:
+                if artifact.role not in withdrawn:
+                    self.ledger.blobs.materialize(
+                        artifact.sha256, inputs.workspace / artifact.role, tree=artifact.tree
+                    )
             return evaluate(inputs, start)
 
     def _reference_folder(self, rid: str, revision: Revision) -> Path:
@@ -745,9 +747,37 @@ class Platform:
         """The submission, its runs and its current verdict, as ``viewer`` may see them."""
         person(viewer)
         history = self._history(submission)
+        if self.reviews.due(history):  # a review's deadline passed: record it before showing
+            self.reviews.advance(submission)
+            history = self._history(submission)
         context = self._view_context(history, viewer)
         nominated = self._nominated(history.submission)
         return submission_view(history, context, nominated == submission)
+
+    def allowance(self, problem: str, participant: str) -> dict[str, Any]:
+        """The participant's allowance on the problem's current revision, as the submit form
+        shows it: ``{"count", "window_hours", "left", "next_slot"}`` (None values: no
+        allowance; ``next_slot``: when the next slot frees, when none is left now)."""
+        person(participant)
+        revision = self._revision(self._revisions(problem)[-1].subject)
+        allowance = revision.policy.allowance
+        if allowance is None:
+            return {"count": None, "window_hours": None, "left": None, "next_slot": None}
+        at = self.clock()
+        seen = self.ledger.find(
+            kind=_COUNTED,
+            problem=problem,
+            participant=participant,
+            since=window_start(allowance, at),
+        )
+        left = sum(next_slot(allowance, seen, at, k) is None for k in range(allowance.count))
+        slot = next_slot(allowance, seen, at)
+        return {
+            "count": allowance.count,
+            "window_hours": allowance.window_hours,
+            "left": left,
+            "next_slot": slot.isoformat().replace("+00:00", "Z") if slot else None,
+        }
 
     def verify(self) -> ChainReport:
         """The ledger's chain and blobs (``Ledger.verify``), and every blob a record still names
@@ -997,6 +1027,22 @@ class Platform:
                 where="SUBMISSION",
             )
         return ViewContext(revision=revision, manager=manager, now=at)
+
+
+def _trusted(
+    kind: str,
+    subject: str,
+    body: Any,
+    at: datetime,
+    problem: str | None,
+    participant: str | None,
+) -> NewEntry:
+    """``Platform._entry`` for the submission path, whose values are all the platform's own or
+    already checked (ids it drew, a problem it found published, a participant ``person``
+    accepted), so the entry skips pydantic's validation. ``body``: a record, or a record's
+    JSON form already (``_records.started_body``)."""
+    data = body if isinstance(body, dict) else r.body(body)
+    return NewEntry.trusted(kind, subject, data, problem, participant, at)
 
 
 _COUNTED = (r.SUBMISSION, r.REFUSED, r.FINISHED)

@@ -50,10 +50,17 @@ class ViewContext:
 class History:
     """Every entry about one submission, grouped into its runs, with the ledger's revocations."""
 
-    def __init__(self, entries: list[Entry], revocations: list[Entry]) -> None:
+    def __init__(
+        self,
+        entries: list[Entry],
+        revocations: list[Entry],
+        submission: r.SubmissionRecord | None = None,
+    ) -> None:
+        """``submission``: the record its first entry holds, when the caller has it already
+        (it just wrote it), so it is not parsed again."""
         self.entries = entries
         first = next(e for e in entries if e.kind == r.SUBMISSION)
-        self.submission = r.SubmissionRecord.model_validate(first.body)
+        self.submission = submission or r.SubmissionRecord.model_validate(first.body)
         self.submitted = first.at
         self.runs: dict[str, list[Entry]] = {}
         for entry in entries:
@@ -128,7 +135,8 @@ def stage_view(entry: Entry, context: ViewContext) -> StageView:
             f"{passed} of {len(body['checks'])} checks passed; the details of checks that read "
             f"sealed references are withheld until {when(until)}"
         )
-    return StageView(
+    return r.built(  # a row read back from the chain, which only assay's records wrote
+        StageView,
         name=body["name"],
         type=body["type"],
         status=Status(body["status"]),
@@ -138,10 +146,15 @@ def stage_view(entry: Entry, context: ViewContext) -> StageView:
         isolation=body.get("isolation"),
         checks=checks,
         inputs=body.get("inputs", {}),
-        started=body.get("started"),
-        finished=body.get("finished"),
+        started=_moment(body.get("started")),
+        finished=_moment(body.get("finished")),
         recorded_by=body.get("recorded_by"),
     )
+
+
+def _moment(text: str | None) -> datetime | None:
+    """A stored record's time (``StageRecord``'s JSON form: ISO 8601) back as a datetime."""
+    return None if text is None else datetime.fromisoformat(text)
 
 
 def run_view(history: History, run: str, context: ViewContext) -> RunView:
@@ -202,7 +215,8 @@ def run_view(history: History, run: str, context: ViewContext) -> RunView:
     detail = f"stage {failing.name!r}: {failing.detail}" if failing else state.body["detail"]
     if failing is None and status is not Status.VERIFIED:
         detail = state.body["detail"]
-    return RunView(
+    return r.built(
+        RunView,
         submission=history.submission.submission,
         run=run,
         status=status,
