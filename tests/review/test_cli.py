@@ -24,10 +24,13 @@ def test_user_add_accumulates_groups(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, "user", "add", "rev1", "--group", "reviewers", "--json")
     assert code == 0 and json.loads(out)["groups"] == ["reviewers"]
     code, out, _ = _run(tmp_path, "user", "add", "rev1", "--group", "experts", "--json")
-    assert json.loads(out) == {
+    document = json.loads(out)
+    assert len(document.pop("token")) == 43  # 32 random bytes, shown once
+    assert document == {
         "schema": "assay.user/1",
         "name": "rev1",
         "groups": ["experts", "reviewers"],
+        "roles": [],
     }
     code, _, err = _run(tmp_path, "user", "add", "a/b", "--group", "x")
     assert code == 2 and err.startswith("assay: error: NAME: ") and err.count("\n") == 1

@@ -41,15 +41,29 @@ def user_add(
     group: Annotated[
         list[str] | None, typer.Option("--group", help="A group to add the user to (repeatable).")
     ] = None,
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", help="participant, reviewer or manager (repeatable)."),
+    ] = None,
     who: AsOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Add a user, or add groups to one (groups accumulate)."""
-    if not group:
-        raise InvalidInput("give at least one --group (e.g. --group reviewers)", where="--group")
+    """Add a user, or add groups and roles to one (they accumulate); prints a new bearer token
+    for the web pages and the API, once (only its sha256 is stored; it replaces the old one)."""
+    if not group and not role:
+        raise InvalidInput(
+            "give at least one --group or --role (e.g. --group reviewers)", where="--group"
+        )
     with _platform() as platform:
-        view = platform.reviews.add_user(name, group, _user(who))
-    _print(view, as_json, lambda v: [f"user {v.name}: groups {', '.join(v.groups)}"])
+        view = platform.reviews.add_user(name, group or [], _user(who), role or [])
+
+    def lines(v: Any) -> list[str]:
+        return [
+            f"user {v.name}: groups {', '.join(v.groups) or '-'}; roles {', '.join(v.roles) or '-'}",
+            f"token (shown once; keep it secret): {v.token}",
+        ]
+
+    _print(view, as_json, lines)
 
 
 @review_app.command("seats")
@@ -105,6 +119,8 @@ def review_respond(
         out += [f"  {s['node']} ({s['op']}): {s['outcome']}: {s['detail']}" for s in v.reductions]
         if v.run is not None:
             out += _run_lines(v.run)
+        elif v.concluded is not None:  # a campaign item: concluded, no run
+            out.append(f"concluded {v.concluded['outcome']}: {v.concluded['detail']}")
         return out
 
     _print(view, as_json, lines)
@@ -127,6 +143,8 @@ def review_show(
         for review in v.reviews:
             end = review.concluded
             state = f"{end['status']}: {end['detail']}" if end else "open"
+            if end and end.get("revoked"):  # as `assay show` says: it concludes nothing
+                state += f" [revoked: {end['revoked']}]"
             out.append(f" run {review.run} stage {review.stage}: {state}")
             for node in review.nodes:
                 said = f": {node.outcome} ({node.detail})" if node.outcome else ""

@@ -9,7 +9,10 @@ the last seat at once: exactly one wins, the other is told the seat is claimed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
+import secrets
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,17 +22,27 @@ from pydantic import Field
 from assay._errors import InvalidInput
 from assay._signed import canonical_json
 from assay._wire import WireModel
-from assay.ledger import Entry, LedgerError, NewEntry, Reader
+from assay.ledger import BlobMissing, Entry, LedgerError, NewEntry, Reader
 from assay.platform import _records as r
 from assay.platform._contract import ReviewStage
 from assay.platform._read import History
 from assay.platform._revision import Revision
 from assay.platform._views import RunView
-from assay.review import Board, Material, Protocol, check_response, parse_protocol, parse_seat
+from assay.review import (
+    Board,
+    Material,
+    Protocol,
+    check_response,
+    fold,
+    parse_protocol,
+    parse_seat,
+    written_numbers,
+)
 from assay.review import records as rr
 from assay.status import Status
 
 if TYPE_CHECKING:
+    from assay.platform._campaigns import Campaigns
     from assay.platform._platform import Platform
 
 MAX_RESPONSE = 1024 * 1024
@@ -45,6 +58,10 @@ class UserView(WireModel):
     schema_: Literal["assay.user/1"] = Field("assay.user/1", alias="schema")
     name: str
     groups: list[str]
+    roles: list[str] = Field(default_factory=list)
+    token: str | None = None
+    """The new bearer token, in the answer to ``assay user add`` only: shown once, stored as its
+    sha256 (a later ``user add`` issues a new one and the old one stops working)."""
 
 
 class SeatView(WireModel):
@@ -151,22 +168,77 @@ class Reviews:
         """(contract id, stage) -> the stage's index, definition and parsed protocol
         (contracts are immutable, and validating a protocol checks its JSON Schemas)."""
 
+    @functools.cached_property
+    def campaigns(self) -> Campaigns:
+        """Standalone review campaigns (``assay.platform._campaigns``): the same boards,
+        checks and reducers over items that are not submissions; their seats are listed,
+        claimed and answered through the methods below."""
+        from assay.platform._campaigns import Campaigns
+
+        return Campaigns(self)
+
     # ------------------------------------------------------------------ users
 
-    def add_user(self, name: str, groups: list[str], by: str) -> UserView:
-        """Add a user (or add groups to one); groups accumulate, never disappear silently."""
+    def add_user(
+        self, name: str, groups: list[str], by: str, roles: list[str] | None = None
+    ) -> UserView:
+        """Add a user (or add groups and roles to one); groups and roles accumulate, never
+        disappear silently. Issues a new bearer token (32 random bytes), returned once and
+        stored as its sha256; it replaces the user's earlier token."""
         from assay.platform._platform import person
 
         person(name, "NAME")
         person(by)
         for group in groups:
             person(group, "--group")
-        body = rr.UserRecord(name=name, groups=sorted(set(groups)), by=by)
+        for role in roles or []:
+            if role not in rr.ROLES:
+                raise InvalidInput(
+                    f"{role!r} is not a role ({', '.join(rr.ROLES)})", where="--role"
+                )
+        same = {e.subject for e in self.p.ledger.find(kind=rr.USER)} - {name}
+        twin = next((u for u in sorted(same) if fold(u) == fold(name)), None)
+        if twin is not None:  # one person to every review rule: never two users
+            raise InvalidInput(
+                f"{name!r} differs from the user {twin!r} only by case; use {twin!r}",
+                where="NAME",
+            )
+        token = secrets.token_urlsafe(32)
+        body = rr.UserRecord(
+            name=name,
+            groups=sorted(set(groups)),
+            by=by,
+            roles=sorted(set(roles or [])),
+            token_sha256=token_sha256(token),
+        )
         self.p.ledger.append(
             NewEntry(kind=rr.USER, subject=name, body=body.to_json(), at=self.p.clock())
         )
         found = self.groups(name)
-        return UserView(name=name, groups=sorted(found or set()))
+        return UserView(
+            name=name, groups=sorted(found or set()), roles=sorted(self.roles(name)), token=token
+        )
+
+    def roles(self, name: str) -> set[str]:
+        """The user's roles (empty: none, or not a user here)."""
+        return {
+            g
+            for e in self.p.ledger.find(kind=rr.USER, subject=name)
+            for g in e.body.get("roles", [])
+        }
+
+    def authenticate(self, token: str) -> str | None:
+        """The user whose newest token this is (None: no one's). Compared in constant time."""
+        given = token_sha256(token)
+        newest: dict[str, str] = {}
+        for entry in self.p.ledger.find(kind=rr.USER):
+            if entry.body.get("token_sha256"):
+                newest[entry.subject] = entry.body["token_sha256"]
+        found = None
+        for name, stored in newest.items():
+            if hmac.compare_digest(given, stored):
+                found = name
+        return found
 
     def groups(self, name: str, find: Reader | None = None) -> set[str] | None:
         """The user's groups (None: not a user here)."""
@@ -193,23 +265,107 @@ class Reviews:
 
     def _boards(self, history: History, now: datetime) -> list[Board]:
         """A board for every run of the submission that reached a review stage."""
-        boards = []
+        boards: list[Board] = []
         for run, entries in history.runs.items():
             for entry in entries:
                 if entry.kind == r.AWAITING and entry.body.get("type") == "review":
                     _, _, protocol = self._stage(history.submission, entry.body["stage"])
-                    boards.append(
-                        Board(
-                            protocol,
-                            history.submission.submission,
-                            run,
-                            entry.body["stage"],
-                            entry.at,
-                            history.entries,
-                            now,
-                        )
+                    board = Board(
+                        protocol,
+                        history.submission.submission,
+                        run,
+                        entry.body["stage"],
+                        entry.at,
+                        history.entries,
+                        now,
                     )
+                    if board.concluded is None:
+                        foregone = self._foregone(history, board, boards)
+                        if foregone is not None:
+                            board = Board(
+                                protocol,
+                                history.submission.submission,
+                                run,
+                                entry.body["stage"],
+                                entry.at,
+                                history.entries,
+                                now,
+                                foregone,
+                            )
+                    boards.append(board)
         return boards
+
+    def _foregone(
+        self, history: History, board: Board, earlier: list[Board]
+    ) -> rr.ConcludedRecord | None:
+        """The conclusion an unconcluded review has before anyone answers: inconclusive when
+        an artifact its nodes show was withdrawn (nobody can review it), else the conclusion of
+        an earlier run's review of this stage, carried over (a re-check never buys a new
+        panel), unless that review was revoked."""
+        sub = history.submission
+        shows = any(
+            board.protocol.review(name).shows.submission
+            for name, node in board.protocol.nodes.items()
+            if node.type == "review"
+        )
+        gone = sorted(history.withdrawn & {a.role for a in sub.artifacts}) if shows else []
+        if gone:
+            return rr.ConcludedRecord(
+                run=board.run,
+                stage=board.stage,
+                outcome="unresolved",
+                status="inconclusive",
+                detail=f"the artifact {gone[0]!r} was withdrawn; nobody can review it",
+            )
+        if self._revoked(history, board.stage) is not None:
+            return None
+        before = next(
+            (
+                b.concluded
+                for b in earlier
+                if b.stage == board.stage
+                and b.concluded is not None
+                and b.concluded.revoked is None
+            ),
+            None,
+        )
+        if before is None:
+            return None
+        origin = before.carried_from or before.run
+        said = f"carried over from run {origin}'s review (a re-check opens no new panel): "
+        return rr.ConcludedRecord(
+            run=board.run,
+            stage=board.stage,
+            outcome=before.outcome,
+            status=before.status,
+            detail=before.detail if before.carried_from else said + before.detail,
+            carried_from=origin,
+        )
+
+    def _revoked(self, history: History, stage: str) -> str | None:
+        """Why the stage's review checker (``review:<contract>/<stage>``) is revoked for the
+        submission's problem (None: it is not)."""
+        sub = history.submission
+        contract = self.p._revision(sub.revision).contract
+        checker = f"review:{contract}/{stage}"
+        return next(
+            (
+                e.body["why"]
+                for e in history.revocations
+                if e.subject == checker and r.revokes(e.body, sub.problem)
+            ),
+            None,
+        )
+
+    def due(self, history: History) -> bool:
+        """Whether a review of the submission owes the ledger a step nobody recorded yet (a
+        node past its deadline, withdrawn work): ``assay show`` records it before answering,
+        so a poller never waits on a review the clock already ended."""
+        if not any(
+            e.kind == r.AWAITING and e.body.get("type") == "review" for e in history.entries
+        ):
+            return False
+        return any(b.steps() for b in self._boards(history, self.p.clock()))
 
     def _waiting(self) -> list[str]:
         """Submissions with a run that waited at a review stage (concluded ones included)."""
@@ -281,6 +437,9 @@ class Reviews:
         that concludes the platform's stage with them (None while the review goes on)."""
         sub = history.submission
         steps = board.steps()
+        why = self._revoked(history, board.stage)
+        if why is not None and steps and steps[-1][0] == rr.CONCLUDED:  # the record says so too
+            steps[-1] = (rr.CONCLUDED, {**steps[-1][1], "status": "inconclusive", "revoked": why})
         entries = [
             NewEntry(
                 kind=kind,
@@ -301,14 +460,6 @@ class Reviews:
         assert revision.contract is not None
         checker = f"review:{revision.contract}/{stage.name}"
         status, detail = Status(conclusion.status), conclusion.detail
-        why = next(
-            (
-                e.body["why"]
-                for e in history.revocations
-                if e.subject == checker and r.revokes(e.body, sub.problem)
-            ),
-            None,
-        )
         if why is not None:  # as a revoked check's outcome is gated: it concludes nothing
             status, detail = (
                 Status.INCONCLUSIVE,
@@ -350,6 +501,7 @@ class Reviews:
         groups = self.groups(user)
         open_: list[SeatView] = []
         held: list[SeatView] = []
+        participants: dict[str, set[str]] = {}
         for submission in self._waiting():
             self.advance(submission)
             history = self.p._history(submission)
@@ -367,9 +519,14 @@ class Reviews:
                                 seat.id, user, groups, history.submission.participant
                             )
                             is None
+                            and self._participant_conflict(
+                                history, user, board.protocol.review(name), now, participants
+                            )
+                            is None
                         ):
                             open_.append(view)
-        return SeatsView(user=user, open=open_, held=held)
+        more_open, more_held = self.campaigns.seats(user, groups)
+        return SeatsView(user=user, open=open_ + more_open, held=held + more_held)
 
     def claim(self, seat: str, user: str) -> ClaimView:
         """Claim ``seat`` for its node's lease; InvalidInput saying why not otherwise."""
@@ -377,15 +534,20 @@ class Reviews:
 
         person(user)
         submission = _submission_of(seat)
+        if self.campaigns.owns(submission):
+            return self.campaigns.claim(seat, user)
 
         def act(history: History, board: Board | None, now: datetime) -> tuple[list[NewEntry], Any]:
             if board is None:
                 raise InvalidInput(f"no seat {seat!r} here", where="SEAT")
             groups = self.groups(user)
             why = board.why_not_claim(seat, user, groups, history.submission.participant)
+            found = board.seat(seat)
+            if why is None and found is not None:
+                node = board.protocol.review(found.node)
+                why = self._participant_conflict(history, user, node, now)
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
-            found = board.seat(seat)
             assert found is not None
             node = board.protocol.review(found.node)
             state = board.nodes[found.node]
@@ -434,6 +596,15 @@ class Reviews:
         if len(data) > MAX_RESPONSE:
             raise InvalidInput(f"larger than {MAX_RESPONSE} bytes", where="--file")
         submission = _submission_of(seat)
+        if self.campaigns.owns(submission):
+            sha, reductions, concluded = self.campaigns.respond(seat, user, data)
+            return RespondView(
+                seat=seat,
+                user=user,
+                response_sha256=sha,
+                reductions=reductions,
+                concluded=concluded,
+            )
 
         def act(history: History, board: Board | None, now: datetime) -> tuple[list[NewEntry], Any]:
             if board is None:
@@ -446,6 +617,7 @@ class Reviews:
             node = board.protocol.review(found.node)
             shown = found.claim.shown
             response, assistance = check_response(node, found.node, data, {m.uri for m in shown})
+            written = written_numbers(data, response)
             sha = hashlib.sha256(canonical_json(response).encode()).hexdigest()
             body = rr.RespondedRecord(
                 run=board.run,
@@ -457,6 +629,7 @@ class Reviews:
                 response_sha256=sha,
                 assistance=assistance,
                 shown=shown,
+                written=written,
             )
             sub = history.submission
             entry = NewEntry(
@@ -500,56 +673,31 @@ class Reviews:
         person(viewer)
         self.advance(submission)
         history = self.p._history(submission)
+        boards = self._boards(history, self.p.clock())
+        sat = any(s.user == viewer for b in boards for n in b.nodes.values() for s in n.seats)
+        if not sat:  # the platform's privacy (independent entry) holds here too
+            self.p._view_context(history, viewer)
+        manager = viewer in self.p._managers(history.submission.problem)
         reviews = []
-        for board in self._boards(history, self.p.clock()):
-            nodes = []
-            for name, state in board.nodes.items():
-                node = board.protocol.nodes[name]
-                seats = []
-                for seat in state.seats:
-                    fields: dict[str, Any] = {}
-                    if seat.claim is not None:
-                        fields.update(until=seat.claim.until, shown=seat.claim.shown)
-                    if seat.response is not None:
-                        fields.update(answered=seat.answered, shown=seat.response.shown)
-                        if board.visible(name) or seat.response.user == viewer:
-                            fields.update(
-                                response=seat.response.response,
-                                response_sha256=seat.response.response_sha256,
-                                assistance=seat.response.assistance,
-                            )
-                        else:
-                            fields["withheld"] = (
-                                f"withheld until node {name!r} settles (reviewers judge "
-                                "independently)"
-                            )
-                    record = SeatRecord(seat=seat.id, state=seat.state, user=seat.user, **fields)
-                    seats.append(record)
-                nodes.append(
-                    NodeRecord(
-                        name=name,
-                        type=node.type,
-                        status=state.status,
-                        opened=state.opened,
-                        deadline=state.deadline,
-                        outcome=state.outcome,
-                        detail=state.detail,
-                        seats=seats,
-                    )
+        for board in boards:
+            review = stage_review(board, viewer, manager)
+            why = self._revoked(history, board.stage)
+            if (
+                review.concluded is not None
+                and why is not None
+                and not review.concluded.get("revoked")
+            ):  # revoked after it concluded: the record says so, as the run does
+                review = review.model_copy(
+                    update={"concluded": {**review.concluded, "revoked": why}}
                 )
-            reviews.append(
-                StageReview(
-                    run=board.run,
-                    stage=board.stage,
-                    concluded=board.concluded.to_json() if board.concluded else None,
-                    nodes=nodes,
-                )
-            )
+            reviews.append(review)
         return ReviewRecord(submission=submission, reviews=reviews)
 
     def material(self, seat: str, uri: str, user: str) -> bytes:
         """The bytes of a material the seat showed ``user`` (its holder or responder only)."""
         submission = _submission_of(seat)
+        if self.campaigns.owns(submission):
+            return self.campaigns.material(seat, uri, user)
         history = self.p._history(submission)
         board = _board_of(self._boards(history, self.p.clock()), seat)
         found = board.seat(seat) if board else None
@@ -559,15 +707,125 @@ class Reviews:
         material = next((m for m in shown or [] if m.uri == uri), None)
         if material is None:
             raise InvalidInput(f"{uri!r} is not a material of a seat {user!r} holds", where="URI")
-        if uri.startswith("assay://review/"):
-            assert board is not None
-            for state in board.nodes.values():
-                for other in state.seats:
-                    if other.response and other.response.response_sha256 == material.sha256:
-                        return canonical_json(other.response.response).encode()
-        if uri.endswith("/summary"):
-            return (history.submission.summary or "").encode()
-        return self.p.ledger.blobs.read(material.sha256)
+        assert board is not None and found is not None
+        conflicted = self._participant_conflict(
+            history, user, board.protocol.review(found.node), board.now
+        )
+        if conflicted is not None:
+            raise InvalidInput(f"{seat}: {conflicted}", where="SEAT")
+        data = self._bytes_of(history, board, material)
+        if hashlib.sha256(data).hexdigest() != material.sha256:  # what the record says was shown
+            raise InvalidInput(
+                f"{uri!r}: the stored bytes do not hash to the sha256 this seat listed",
+                where="URI",
+            )
+        return data
+
+    def _bytes_of(self, history: History, board: Board, material: Material) -> bytes:
+        """A listed material's bytes, found by its whole URI (never by its tail: an artifact
+        role or reference key named ``summary`` is not the summary)."""
+        sub = history.submission
+        uri = material.uri
+        if uri == f"assay://submission/{sub.submission}/summary":
+            return (sub.summary or "").encode("utf-8", "surrogatepass")
+        prefix = f"assay://submission/{sub.submission}/artifact/"
+        if uri.startswith(prefix) and uri[len(prefix) :] in history.withdrawn:
+            raise InvalidInput(
+                f"{uri!r}: the artifact {uri[len(prefix) :]!r} was withdrawn; nobody can review it",
+                where="URI",
+            )
+        for state in board.nodes.values():
+            for other in state.seats:
+                if uri == f"assay://review/{board.run}/{other.node}/{other.index}":
+                    if other.response is None:
+                        break
+                    return canonical_json(other.response.response).encode()
+        try:
+            return self.p.ledger.blobs.read(material.sha256)
+        except BlobMissing:
+            raise InvalidInput(f"{uri!r}: its bytes are no longer stored", where="URI") from None
+
+    # ------------------------------------------------------------------ participants
+
+    def _participant_conflict(
+        self,
+        history: History,
+        user: str,
+        node: Any,
+        now: datetime,
+        participants: dict[str, set[str]] | None = None,
+    ) -> str | None:
+        """Why ``user``, a participant of the same problem, may not sit on ``node`` of this
+        submission now (None: they may): while the problem's submissions are private
+        (independent entry, before the cutoff), or while a reference the node shows is still
+        sealed, a competitor would read what the platform keeps from them. ``participants``:
+        a cache of each problem's participants (folded names) for one listing."""
+        sub = history.submission
+        revision = self.p._revision(sub.revision)
+        until: list[datetime] = []
+        independent = revision.policy.independent_entry
+        if independent is not None and now < independent.cutoff:
+            until.append(independent.cutoff)
+        if node.shows.sealed_references:
+            for key in revision.references:
+                unseals = revision.unseals_at(key)
+                if unseals is not None and now < unseals:
+                    until.append(unseals)
+        if not until:
+            return None
+        cache = participants if participants is not None else {}
+        if sub.problem not in cache:
+            cache[sub.problem] = {
+                fold(e.participant)
+                for e in self.p.ledger.find(kind=r.SUBMISSION, problem=sub.problem)
+                if e.participant
+            }
+        if fold(user) not in cache[sub.problem]:
+            return None
+        return (
+            f"{user!r} is a participant of {sub.problem!r}: conflicted on its other "
+            f"submissions until {max(until).isoformat().replace('+00:00', 'Z')} (private work "
+            "or sealed references)"
+        )
+
+    def readers(self, problem: str, revision: Revision, at: datetime) -> dict[str, str]:
+        """Users (folded names) who may not submit to ``problem`` now, and why: a reviewer
+        shown another participant's private work (independent entry, before the cutoff) or a
+        reference still sealed would submit knowing what participants may not know. Read once
+        per batch of submissions (``Platform.submit_many``)."""
+        independent = revision.policy.independent_entry
+        private = independent is not None and at < independent.cutoff
+        sealed = any(
+            (u := revision.unseals_at(key)) is not None and at < u for key in revision.references
+        )
+        if not (private or sealed):
+            return {}
+        found: dict[str, str] = {}
+        for entry in self.p.ledger.find(kind=rr.CLAIMED, problem=problem):
+            user = entry.body.get("user")
+            if not isinstance(user, str) or fold(user) in found:
+                continue
+            why = None
+            if private:
+                assert independent is not None
+                why = f"submissions are private until {independent.cutoff.isoformat()}"
+            for shown in entry.body.get("shown", []):
+                why = why or self._still_sealed(shown.get("uri", ""), at)
+            if why is not None:
+                found[fold(user)] = (
+                    f"{user!r} reviewed work of {problem!r} and may not submit to it now ({why})"
+                )
+        return found
+
+    def _still_sealed(self, uri: str, at: datetime) -> str | None:
+        """Why the reference ``uri`` names is still sealed at ``at`` (None: it is not one)."""
+        parts = uri.removeprefix("assay://revision/").split("/")
+        if not uri.startswith("assay://revision/") or len(parts) != 3 or parts[1] != "reference":
+            return None
+        unseals = self.p._revision(parts[0]).unseals_at(parts[2])
+        if unseals is None or at >= unseals:
+            return None
+        return f"it was shown reference {parts[2]!r}, sealed until {unseals.isoformat()}"
 
     # ------------------------------------------------------------------ materials
 
@@ -633,20 +891,12 @@ class Reviews:
                         what=f"reference {key!r}" + (" (sealed)" if until and now < until else ""),
                     )
                 )
-        for earlier in shows.reports_of:
-            for seat in board.nodes[earlier].seats:
-                if seat.response is not None:
-                    size = len(canonical_json(seat.response.response).encode())
-                    found.append(
-                        Material(
-                            uri=f"assay://review/{board.run}/{earlier}/{seat.index}",
-                            sha256=seat.response.response_sha256,
-                            size=size,
-                            what=f"the report of {earlier!r} seat {seat.index} "
-                            f"({seat.response.user})",
-                        )
-                    )
-        return found
+        return found + report_materials(board, shows.reports_of)
+
+
+def token_sha256(token: str) -> str:
+    """How a bearer token is stored and compared: its sha256, hex."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _submission_of(seat: str) -> str:
@@ -690,3 +940,79 @@ def _seat_view(
         deadline=deadline,
         rubric=node.rubric,
     )
+
+
+def stage_review(board: Board, viewer: str, manager: bool = False) -> StageReview:
+    """One stage's (or campaign item's) review record as ``viewer`` may see it: each node's
+    responses withheld until it settles, except from their own author; and until then who
+    sits on its other seats too (panelists cannot find each other, nor the submitter whom to
+    lobby), except from a ``manager``."""
+    nodes = []
+    for name, state in board.nodes.items():
+        node = board.protocol.nodes[name]
+        seats = []
+        for seat in state.seats:
+            fields: dict[str, Any] = {}
+            if not (board.visible(name) or manager or seat.user is None or seat.user == viewer):
+                withheld = (
+                    f"withheld until node {name!r} settles (reviewers judge independently; "
+                    "who sits on it too)"
+                )
+                seats.append(
+                    SeatRecord(
+                        seat=seat.id, state=seat.state, answered=seat.answered, withheld=withheld
+                    )
+                )
+                continue
+            if seat.claim is not None:
+                fields.update(until=seat.claim.until, shown=seat.claim.shown)
+            if seat.response is not None:
+                fields.update(answered=seat.answered, shown=seat.response.shown)
+                if board.visible(name) or seat.response.user == viewer:
+                    fields.update(
+                        response=seat.response.response,
+                        response_sha256=seat.response.response_sha256,
+                        assistance=seat.response.assistance,
+                    )
+                else:
+                    fields["withheld"] = (
+                        f"withheld until node {name!r} settles (reviewers judge independently)"
+                    )
+            record = SeatRecord(seat=seat.id, state=seat.state, user=seat.user, **fields)
+            seats.append(record)
+        nodes.append(
+            NodeRecord(
+                name=name,
+                type=node.type,
+                status=state.status,
+                opened=state.opened,
+                deadline=state.deadline,
+                outcome=state.outcome,
+                detail=state.detail,
+                seats=seats,
+            )
+        )
+    return StageReview(
+        run=board.run,
+        stage=board.stage,
+        concluded=board.concluded.to_json() if board.concluded else None,
+        nodes=nodes,
+    )
+
+
+def report_materials(board: Board, nodes: list[str]) -> list[Material]:
+    """The earlier nodes' reports a node shows (escalation), each with its hash and URI."""
+    found = []
+    for earlier in nodes:
+        for seat in board.nodes[earlier].seats:
+            if seat.response is not None:
+                size = len(canonical_json(seat.response.response).encode())
+                found.append(
+                    Material(
+                        uri=f"assay://review/{board.run}/{earlier}/{seat.index}",
+                        sha256=seat.response.response_sha256,
+                        size=size,
+                        what=f"the report of {earlier!r} seat {seat.index} ({seat.response.user})",
+                    )
+                )
+    return found

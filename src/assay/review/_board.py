@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from assay.ledger import Entry
 from assay.review import _records as rr
-from assay.review._protocol import Protocol, ReduceNode, ReviewNode, depends
+from assay.review._protocol import Protocol, ReduceNode, ReviewNode, depends, fold
 from assay.review._reduce import SKIPPED, reduce
 
 STATUS_OF = {"accept": "verified", "reject": "refuted", "unresolved": "inconclusive"}
@@ -30,7 +31,7 @@ def seat_id(submission: str, run: str, stage: str, node: str, index: int) -> str
 def parse_seat(seat: str) -> tuple[str, str, str, str, int] | None:
     """``(submission, run, stage, node, index)`` of a seat id, or None."""
     parts = seat.split("/")
-    if len(parts) != 5 or not parts[4].isdigit():
+    if len(parts) != 5 or not (parts[4].isascii() and parts[4].isdigit()):
         return None
     return parts[0], parts[1], parts[2], parts[3], int(parts[4])
 
@@ -86,8 +87,13 @@ class Board:
         opened: datetime,
         entries: Sequence[Entry],
         now: datetime,
+        foregone: rr.ConcludedRecord | None = None,
     ) -> None:
         self.protocol = protocol
+        self.foregone = foregone
+        """The stage's conclusion known before any reviewer answers (the work it shows was
+        withdrawn, or an earlier run's review of the same submission is carried over): no
+        seat opens, and whoever looks next records it."""
         self.opened = opened
         self.submission = submission
         self.run = run
@@ -125,7 +131,14 @@ class Board:
     def with_entries(self, entries: Sequence[Entry]) -> Board:
         """The same stage as it will be once ``entries`` are stored (same clock)."""
         return Board(
-            self.protocol, self.submission, self.run, self.stage, self.opened, entries, self.now
+            self.protocol,
+            self.submission,
+            self.run,
+            self.stage,
+            self.opened,
+            entries,
+            self.now,
+            self.foregone,
         )
 
     # ------------------------------------------------------------------ derivation
@@ -195,7 +208,14 @@ class Board:
             if state.status == "skipped":
                 found[name] = None
             elif state.status == "settled":
-                found[name] = [s.response.response for s in state.seats if s.response]
+                found[name] = [
+                    {
+                        **s.response.response,
+                        **{k: Decimal(v) for k, v in s.response.written.items()},
+                    }
+                    for s in state.seats
+                    if s.response
+                ]
         return found
 
     def outcomes(self, names: Sequence[str]) -> dict[str, str | None]:
@@ -208,6 +228,8 @@ class Board:
         order, then the stage's conclusion once it is known."""
         if self.concluded is not None:
             return []
+        if self.foregone is not None:
+            return [(rr.CONCLUDED, self.foregone.to_json())]
         out: list[tuple[str, dict[str, Any]]] = []
         for name, state in self.nodes.items():
             node = self.protocol.nodes[name]
@@ -241,6 +263,8 @@ class Board:
         its deadline."""
         if self.concluded is not None:
             return self.concluded
+        if self.foregone is not None:
+            return self.foregone
         for name, state in self.nodes.items():
             if state.status == "expired":
                 node = self.protocol.review(name)
@@ -279,7 +303,7 @@ class Board:
         self, sid: str, user: str, groups: set[str] | None, submitter: str
     ) -> str | None:
         """Why ``user`` may not claim seat ``sid`` now (None: they may)."""
-        if self.concluded is not None:
+        if self.concluded is not None or self.foregone is not None:
             return "this review has concluded"
         parsed = parse_seat(sid)
         if parsed is None or parsed[3] not in self.protocol.nodes:
@@ -299,25 +323,26 @@ class Board:
         seat = self.seat(sid)
         if seat is None:
             return "no such seat"
-        if user == submitter:
+        me = fold(user)  # one person, however the name is cased
+        if me == fold(submitter):
             return "the submitter never reviews their own submission"
         if groups is None:
             return f"{user!r} is not a user here (assay user add {user} --group ...)"
-        if user in node.conflicts:
+        if me in {fold(c) for c in node.conflicts}:
             return f"{user!r} is conflicted for node {name!r} (named in its conflicts)"
         eligible = node.eligible
         if not (
             (eligible.group is not None and eligible.group in groups)
-            or (eligible.users is not None and user in eligible.users)
+            or (eligible.users is not None and me in {fold(u) for u in eligible.users})
         ):
             who = [f"group {eligible.group!r}"] if eligible.group else []
             who += [f"users {', '.join(eligible.users)}"] if eligible.users else []
             return f"{user!r} is not eligible for node {name!r} (eligible: {' or '.join(who)})"
         for other in state.seats:
-            if other.id != sid and other.user == user:
+            if other.id != sid and other.user is not None and fold(other.user) == me:
                 return f"{user!r} already holds seat {other.id} of node {name!r} (one seat per reviewer)"
         for earlier in node.shows.reports_of:
-            if any(s.user == user for s in self.nodes[earlier].seats):
+            if any(s.user is not None and fold(s.user) == me for s in self.nodes[earlier].seats):
                 return (
                     f"{user!r} sat on {earlier!r}, whose reports node {name!r} reviews "
                     "(nobody reviews their own report)"
@@ -332,7 +357,7 @@ class Board:
 
     def why_not_respond(self, sid: str, user: str) -> str | None:
         """Why ``user`` may not answer seat ``sid`` now (None: they may)."""
-        if self.concluded is not None:
+        if self.concluded is not None or self.foregone is not None:
             return "this review has concluded"
         seat = self.seat(sid)
         if seat is None:

@@ -10,6 +10,7 @@ and all of them are reported at once.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, ValidationError
@@ -21,6 +22,14 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
 """A node, group or user name (the platform's participant names have the same shape)."""
 OUTCOMES = ("accept", "reject", "unresolved")
 """What a reducer emits."""
+MAX_SCHEMA_DEPTH = 64
+"""How deeply a response schema may nest (a deeper one exhausts the validator's recursion)."""
+
+
+def fold(name: str) -> str:
+    """A user name as the review rules compare it (NFKC, then casefold): ``Alice`` and
+    ``alice`` are one person to the conflict, eligibility and one-seat rules."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _name(value: str) -> str:
@@ -114,9 +123,10 @@ class ReduceNode(_Authored):
     field: str | None = None
     """score: the response's numeric field."""
     aggregate: Literal["mean", "min", "max"] = "mean"
-    threshold: float | None = None
-    """score: accept when the aggregate is at least this."""
-    reject_below: float | None = None
+    threshold: float | None = Field(None, allow_inf_nan=False)
+    """score: accept when the aggregate is at least this (a finite number: NaN or infinity
+    would make every review unpassable or every one pass)."""
+    reject_below: float | None = Field(None, allow_inf_nan=False)
     """score: reject when the aggregate is below this (None: below ``threshold``); between the
     two, unresolved."""
     final: bool = False
@@ -239,13 +249,20 @@ def _review_problems(at: str, node: ReviewNode, nodes: dict[str, Any]) -> list[s
     lines = []
     if node.eligible.group is None and not node.eligible.users:
         lines.append(f"{at}.eligible: name a 'group' or 'users' (who may claim a seat)")
+    lines += _unfillable(at, node)
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
+    deep = nesting(node.response_schema) > MAX_SCHEMA_DEPTH
     try:
-        Draft202012Validator.check_schema(node.response_schema)
+        if not deep:
+            Draft202012Validator.check_schema(node.response_schema)
     except SchemaError as exc:
         lines.append(f"{at}.response_schema: not a JSON Schema: {exc.message}")
+    except RecursionError:
+        deep = True
+    if deep:
+        lines.append(f"{at}.response_schema: nested deeper than {MAX_SCHEMA_DEPTH} levels")
     if node.response_schema.get("type") != "object":
         lines.append(f"{at}.response_schema: must describe an object (type: object)")
     if node.when is not None:
@@ -268,6 +285,47 @@ def _review_problems(at: str, node: ReviewNode, nodes: dict[str, Any]) -> list[s
             )
     if node.shows.sealed_references and not node.shows.references:
         lines.append(f"{at}.shows.sealed_references: needs 'references: true'")
+    return lines
+
+
+def nesting(value: Any) -> int:
+    """How deeply ``value``'s lists and mappings nest (counted without recursion, so a hostile
+    document cannot exhaust the stack while it is measured)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_SCHEMA_DEPTH:  # deeper than the limit is refused: no need to go on
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _unfillable(at: str, node: ReviewNode) -> list[str]:
+    """What makes every seat of the node impossible to complete, where the protocol alone
+    says so: no declaration of assistance is acceptable, or (named users only) fewer usable
+    reviewers than seats (one seat per reviewer; conflicted users never sit)."""
+    lines = []
+    rule = node.assistance
+    if rule.required and not rule.unassisted and rule.agents == []:
+        lines.append(
+            f"{at}.assistance: no declaration is acceptable (required, unassisted: false and "
+            "no agents): no response could ever be recorded"
+        )
+    if node.eligible.group is None and node.eligible.users:
+        named = {fold(u) for u in node.eligible.users}
+        usable = named - {fold(u) for u in node.conflicts}
+        if len(usable) < node.seats:
+            lines.append(
+                f"{at}.eligible.users: {len(usable)} named users not in conflicts for "
+                f"{node.seats} seats (one seat per reviewer): the node could never settle"
+            )
     return lines
 
 

@@ -17,6 +17,8 @@ RESPONDED = "review.responded"
 REDUCED = "review.reduced"
 CONCLUDED = "review.concluded"
 KINDS = (CLAIMED, RESPONDED, REDUCED, CONCLUDED)
+ROLES = ("participant", "reviewer", "manager")
+"""What a user may do through the web pages and the API (``assay user add --role``)."""
 
 
 class UserRecord(WireModel):
@@ -25,6 +27,11 @@ class UserRecord(WireModel):
     name: str
     groups: list[str]
     by: str
+    roles: list[str] = Field(default_factory=list)
+    """participant, reviewer, manager (what the web pages and the API let the user do)."""
+    token_sha256: str | None = None
+    """The sha256 of the user's newest bearer token (the token itself is printed once, never
+    stored); a newer entry's token replaces this one."""
 
 
 class Material(WireModel):
@@ -62,6 +69,9 @@ class RespondedRecord(WireModel):
     response_sha256: str
     assistance: list[dict[str, str]] = Field(default_factory=list)
     shown: list[Material]
+    written: dict[str, str] = Field(default_factory=dict)
+    """Top-level numbers as the reviewer wrote them, where parsing rounded them (a reducer
+    compares the written number)."""
 
 
 class ReducedRecord(WireModel):
@@ -83,4 +93,10 @@ class ConcludedRecord(WireModel):
     stage: str
     outcome: str
     status: str
+    """The stage's status: the outcome's, or inconclusive when the review was revoked."""
     detail: str
+    revoked: str | None = None
+    """Why the review's checker was revoked (the status is then inconclusive: a revoked
+    review concludes nothing); ``review show`` also fills it when it was revoked later."""
+    carried_from: str | None = None
+    """The earlier run whose review this one carries over (a re-check opens no new panel)."""

@@ -6,6 +6,7 @@ the same inputs give the same outcome and the same one-line reason, which the le
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -29,7 +30,7 @@ def m_of_n(verdicts: Sequence[Any], m: int) -> tuple[str, str]:
 
 
 def score(
-    values: Sequence[float],
+    values: Sequence[float | int | Decimal],
     aggregate: str,
     threshold: float,
     reject_below: float | None = None,
@@ -47,7 +48,7 @@ def score(
     else:
         value = max(exact)
     floor = threshold if reject_below is None else reject_below
-    said = f"{aggregate} of {len(values)} scores is {float(value):g}"
+    said = f"{aggregate} of {len(values)} scores is {_shown(value)}"
     if value >= _exact(threshold):
         return "accept", f"{said}, at least the threshold {threshold:g}"
     if value < _exact(floor):
@@ -55,10 +56,22 @@ def score(
     return "unresolved", f"{said}, between {floor:g} and the threshold {threshold:g}"
 
 
-def _exact(value: float) -> Fraction:
+def _exact(value: float | int | Decimal) -> Fraction:
     """The number as written (0.1 is one tenth), so a mean of 0.9, 0.7 and 0.8 meets a
-    threshold of 0.8 as a person reading the scores expects; float rounding never decides."""
+    threshold of 0.8 as a person reading the scores expects; float rounding never decides.
+    An integer is taken whole (never through a float, which a huge one overflows), and a
+    ``Decimal`` is the reviewer's literal (``Board.responses``)."""
+    if isinstance(value, (int, Decimal)):
+        return Fraction(value)
     return Fraction(repr(float(value)))
+
+
+def _shown(value: Fraction) -> str:
+    """The aggregate in a detail line: ``%g`` when a float holds it, else its sign and size."""
+    try:
+        return f"{float(value):g}"
+    except OverflowError:
+        return f"{'-' if value < 0 else ''}a number of {len(str(abs(int(value))))} digits"
 
 
 def first_resolved(outcomes: Sequence[tuple[str, str | None]]) -> tuple[str, str] | None:
@@ -91,5 +104,5 @@ def reduce(
         assert node.m is not None
         return m_of_n([r.get("verdict") for r in found], node.m)
     assert node.field is not None and node.threshold is not None
-    values = [float(r[node.field]) for r in found]
+    values = [r[node.field] for r in found]
     return score(values, node.aggregate, node.threshold, node.reject_below)

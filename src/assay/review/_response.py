@@ -5,7 +5,9 @@ the seat showed. An invalid response is refused with the reason and records noth
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
+from decimal import Decimal
 from typing import Any
 
 from assay._errors import InvalidInput
@@ -21,6 +23,27 @@ ASSISTANCE = "assistance"
 """The reserved top-level key holding the declaration of assistance (taken out before the
 response is checked against the node's schema)."""
 SCHEMA_TIMEOUT = 5.0
+LARGEST = 10**308
+"""The largest number a response's top-level field may hold (what a reducer can compare)."""
+
+
+def written_numbers(data: bytes, response: dict[str, Any]) -> dict[str, str]:
+    """The response's top-level decimal numbers as written, where the parsed value is not
+    that number (``0.79999999999999999999`` reads as the float 0.8): a reducer compares the
+    number the reviewer wrote, never its rounding. ``data`` already passed ``check_response``."""
+    texts = json.loads(data, parse_float=str)
+    if not isinstance(texts, dict):
+        return {}
+    found = {}
+    for key, value in response.items():
+        text = texts.get(key)
+        if (
+            isinstance(value, float)
+            and isinstance(text, str)
+            and Decimal(text) != Decimal(repr(value))
+        ):
+            found[key] = text
+    return found
 
 
 def check_response(
@@ -34,6 +57,13 @@ def check_response(
         raise InvalidInput(f"not strict JSON: {exc}", where="--file") from None
     if not isinstance(document, dict):
         raise InvalidInput("a response is a JSON object", where="--file")
+    for key, value in document.items():  # what a reducer reads: a number it can hold
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
+            raise InvalidInput(
+                f"{key}: a number of {len(str(abs(value)))} digits is out of range (at most "
+                "1e308 in size)",
+                where="--file",
+            )
     assistance = _assistance(node, document.pop(ASSISTANCE, None), ASSISTANCE in document)
     text = canonical_json(document)
     outcome = validate_json(

@@ -44,6 +44,8 @@ def load_yaml(data: bytes, file: str) -> Any:
         return yaml.load(data.decode("utf-8"), Loader=_NoAliases)
     except UnicodeDecodeError as exc:
         raise InvalidInput(f"{file}: not UTF-8 (byte {exc.start})") from None
+    except RecursionError:  # the parser recurses per level: a hostile file exhausts the stack
+        raise InvalidInput(f"{file}: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "?"
