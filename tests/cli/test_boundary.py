@@ -25,6 +25,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
         (root / name).write_text(text)
 
 
+SINGLE_EXPERT = Path(__file__).parents[2] / "examples/review/single-expert.yaml"
 # (command words, arguments after them, files to write, the text the one stderr line holds)
 BAD_INPUTS = [
     pytest.param(
@@ -83,7 +84,40 @@ BAD_INPUTS = [
         "problem.yaml: surprise: unknown key",
         id="problem-publish-folder",
     ),
+    pytest.param(
+        ["mcp"], ["--workspace-root", "nope"], {}, "--workspace-root: not a folder", id="mcp-root"
+    ),
     pytest.param(["problem", "show"], ["nope"], {}, "no problem 'nope'", id="problem-show"),
+    pytest.param(
+        ["serve"],
+        ["--template", "t.json"],
+        {"t.json": '{"checks": [{"kind": "answer_number", "value": {"$label": "nope"}}]}'},
+        "t.json.checks[0].value: a placeholder is",
+        id="serve-template",
+    ),
+    pytest.param(["batch"], ["nope.jsonl"], {}, "nope.jsonl: no such file", id="batch"),
+    pytest.param(["prove"], ["nope"], {}, "nope: not a folder", id="prove"),
+    pytest.param(
+        ["prove"],
+        ["d", "--no-exclusion"],
+        {"d/A.agda": "module A where\n"},
+        "--no-exclusion: is a control of retrieval",
+        id="prove-control",
+    ),
+    pytest.param(
+        ["prove"],
+        ["d"],
+        {"d/A.agda": "module A where\n\nx : Set\nx = Set\n"},
+        "A.agda: has no {! !} hole",
+        id="prove-no-hole",
+    ),
+    pytest.param(
+        ["prove"],
+        ["d"],
+        {"d/A.agda": "x = {! !}\n", "d/obligations.json": '{"schema": "assay.obligations/1"}'},
+        "obligations.json: obligations: Field required",
+        id="prove-manifest",
+    ),
     pytest.param(
         ["submit"], ["nope", "--summary", "42", "--as", "bob"], {}, "no problem 'nope'", id="submit"
     ),
@@ -106,6 +140,56 @@ BAD_INPUTS = [
         id="external-record",
     ),
     pytest.param(["preflight"], ["nope"], {}, "nope: is not a folder", id="preflight"),
+    pytest.param(["user", "add"], ["bob"], {}, "--group: give at least one", id="user-add"),
+    pytest.param(
+        ["user", "add"],
+        ["bob", "--role", "boss"],
+        {},
+        "--role: 'boss' is not a role",
+        id="user-role",
+    ),
+    pytest.param(["review", "seats"], ["--as", "a b"], {}, "is not a user name", id="review-seats"),
+    pytest.param(["review", "claim"], ["x", "--as", "b"], {}, "not a seat id", id="review-claim"),
+    pytest.param(
+        ["review", "respond"],
+        ["x", "--file", "r.json", "--as", "b"],
+        {"r.json": "{}"},
+        "SEAT: 'x' is not a seat id",
+        id="review-respond",
+    ),
+    pytest.param(["review", "show"], ["s-0", "--as", "b"], {}, "no submission", id="review-show"),
+    pytest.param(
+        ["review", "material"],
+        ["x", "assay://y", "--as", "b"],
+        {},
+        "not a seat",
+        id="review-material",
+    ),
+    pytest.param(["verifier", "show"], ["a/b"], {}, "NAME: 'a/b' is not a verifier", id="verifier"),
+    pytest.param(
+        ["review", "campaign", "create"],
+        ["--protocol", str(SINGLE_EXPERT), "--items", "runs:colour=red", "--as", "m"],
+        {},
+        "--items: 'colour=red': a runs query",
+        id="campaign-create",
+    ),
+    pytest.param(
+        ["review", "campaign", "show"],
+        ["cmp-0", "--as", "m"],
+        {},
+        "no campaign",
+        id="campaign-show",
+    ),
+    pytest.param(
+        ["review", "report"], ["--protocol", "abcdef"], {}, "--protocol: 'abcdef'", id="report"
+    ),
+    pytest.param(
+        ["protocol", "validate"],
+        ["p.yaml"],
+        {"p.yaml": "nodes: {}"},
+        "p.yaml: nodes:",
+        id="protocol",
+    ),
 ]
 
 

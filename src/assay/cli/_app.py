@@ -19,7 +19,15 @@ from assay._errors import AssayError, InvalidInput
 from assay._files import read_regular, read_regular_text
 from assay._strict import StrictJSONError, loads_strict
 from assay.checks import all_kinds, check_task, score_answers
-from assay.cli import _platform_cmds
+from assay.cli import (
+    _batch_cmds,
+    _mcp_cmds,
+    _platform_cmds,
+    _prove_cmds,
+    _review16_cmds,
+    _review_cmds,
+    _serve_cmds,
+)
 from assay.cli._boundary import about, boundary, report_error, say
 from assay.cli._render import (
     kinds_document,
@@ -276,6 +284,12 @@ def hole_goal(
 
 
 _platform_cmds.register(app)
+_serve_cmds.register(app)
+_mcp_cmds.register(app)
+_review_cmds.register(app)
+_review16_cmds.register(app)
+_prove_cmds.register(app)
+_batch_cmds.register(app)
 
 
 def main() -> None:

@@ -41,6 +41,8 @@ def mcp(
 
         from assay.mcp import serve_stdio
     except ImportError as exc:
-        say(f"assay mcp needs the mcp package, one of assay's dependencies (reinstall assay): {exc}")
+        say(
+            f"assay mcp needs the mcp package, one of assay's dependencies (reinstall assay): {exc}"
+        )
         raise typer.Exit(3) from None
     serve_stdio(workspace_root.resolve() if workspace_root else None, config)

@@ -25,6 +25,7 @@ from assay.cli._render import KindList
 from assay.episodes import EpisodeResult
 from assay.ledger import ChainReport
 from assay.platform import (
+    CampaignView,
     ClaimView,
     Contract,
     Preflight,
@@ -38,9 +39,11 @@ from assay.platform import (
     SeatsView,
     SubmissionView,
     UserView,
+    VerifierView,
 )
 from assay.proofs import Goal, HoleResult, Verdict
-from assay.review import Protocol
+from assay.prove import Manifest, ProveReport
+from assay.review import Protocol, ReviewReport
 from assay.sandbox import Conformance, FixtureResult
 from assay.status import Report
 
@@ -69,6 +72,11 @@ DOCUMENTS: tuple[tuple[type[WireModel], str], ...] = (
     (ClaimView, "`assay review claim --json`"),
     (RespondView, "`assay review respond --json`"),
     (ReviewRecord, "`assay review show --json`"),
+    (CampaignView, "`assay review campaign create --json`, `assay review campaign show --json`"),
+    (ReviewReport, "`assay review report --json`"),
+    (VerifierView, "`assay verifier show --json`"),
+    (ProveReport, "`assay prove --json` (every field but `timing` reproducible byte for byte)"),
+    (Manifest, "a proof benchmark folder's `obligations.json` (read by `assay prove`)"),
 )
 """Every top-level document, and where assay writes it."""
 

@@ -39,6 +39,11 @@ from assay.status import Status
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 """Longest input line read as an item; a longer one is an error result (it is not read whole)."""
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark: Windows tools (PowerShell's ``Out-File``, Excel's "CSV UTF-8") start
+a file with it and RFC 8259 lets a parser ignore it, so it is dropped from line 1 (only) before
+the line is decoded and digested: the item is judged under its id, and its ``input_sha256`` is
+the same with or without the mark."""
 FLUSH_EVERY = 0.1
 """Seconds between flushes of the output: a reader (or a resume) sees results within this."""
 
@@ -70,14 +75,15 @@ def count_items(path: Path) -> int:
     """The number of non-blank lines (for a progress bar's total), read in blocks."""
     count = 0
     with path.open("rb") as file:
-        for raw in file:
-            count += bool(raw.strip())
+        for number, raw in enumerate(file):
+            count += bool((raw.removeprefix(BOM) if number == 0 else raw).strip())
     return count
 
 
 def read_jobs(path: Path, seen: set[str] | None = None) -> Generator[Job, None, None]:
     """One ``Job`` per non-blank line of ``path``, named ``line N`` and carrying the sha256 of
-    the line (surrounding whitespace aside); ``seen`` collects ids."""
+    the line (surrounding whitespace, and a byte-order mark on line 1, aside); ``seen``
+    collects ids."""
     seen = set() if seen is None else seen
     with path.open("rb") as file:
         number = 0
@@ -86,6 +92,8 @@ def read_jobs(path: Path, seen: set[str] | None = None) -> Generator[Job, None, 
             if not raw:
                 return
             number += 1
+            if number == 1:
+                raw = raw.removeprefix(BOM)
             where = f"line {number}"
             if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
                 digest = hashlib.sha256(raw.lstrip())

@@ -2,13 +2,16 @@
 revision they were made under, and an append-only record of every run (in ``assay.ledger``)."""
 
 from assay.platform._allowance import AllowanceUsed
+from assay.platform._campaigns import CampaignView
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, Role, SandboxStage
 from assay.platform._folder import Draft, FolderInvalid, load_folder
 from assay.platform._platform import Platform, Work
 from assay.platform._preflight import Preflight, preflight
 from assay.platform._read import when
+from assay.platform._review_report import review_report
 from assay.platform._reviews import ClaimView, RespondView, ReviewRecord, SeatsView, UserView
 from assay.platform._revision import Binding, Policy, Revision
+from assay.platform._verifiers import VerifierView, verifier_view
 from assay.platform._views import (
     ProblemView,
     Published,
@@ -21,6 +24,7 @@ from assay.platform._views import (
 __all__ = [
     "AllowanceUsed",
     "Binding",
+    "CampaignView",
     "ClaimView",
     "Contract",
     "Draft",
@@ -42,9 +46,12 @@ __all__ = [
     "SeatsView",
     "SubmissionView",
     "UserView",
+    "VerifierView",
     "Verdict",
     "Work",
     "load_folder",
     "preflight",
+    "review_report",
+    "verifier_view",
     "when",
 ]

@@ -144,6 +144,11 @@ class Contract(WireModel):
     conformance: list[Name] = Field(default_factory=list)
     """Reference keys of ``program`` checkers that must reproduce fixtures (bound by the
     revision) before they may judge."""
+    verifier: Name | None = Field(None, exclude_if=lambda value: value is None)
+    """The verifier (a named family of contract versions, e.g. ``extraction-fidelity``) this
+    contract is a version of; a new contract naming an existing verifier is its next version.
+    Written only when named, so a contract naming none is the same JSON (and id) as before
+    verifiers existed."""
 
     @model_validator(mode="after")
     def _unique(self) -> Self:

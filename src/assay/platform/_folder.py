@@ -65,6 +65,7 @@ class _Contract(_Authored):
     stages: list[dict[str, Any]] = Field(min_length=1)
     conformance: dict[str, str] = Field(default_factory=dict)
     """Checker (its reference key, or the path that reference names) -> fixtures folder."""
+    verifier: Name | None = None
 
 
 class _Problem(_Authored):
@@ -249,6 +250,7 @@ def _contract(
             acceptance=authored.acceptance,
             stages=stages or authored.stages,
             conformance=conformance,
+            verifier=authored.verifier,
         )
     except ValidationError as exc:
         found = _validation_lines(exc, PROBLEM_FILE, "contract")

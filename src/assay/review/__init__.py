@@ -9,16 +9,19 @@ from assay.review._protocol import (
     Protocol,
     ReduceNode,
     ReviewNode,
+    fold,
     graph_problems,
     parse_protocol,
     protocol_problems,
 )
 from assay.review._records import Material
 from assay.review._reduce import first_resolved, m_of_n, reduce, score
-from assay.review._response import check_response
+from assay.review._report import Answer, ReviewReport, Unit, report
+from assay.review._response import check_response, written_numbers
 from assay.review._yaml import load_yaml
 
 __all__ = [
+    "Answer",
     "STATUS_OF",
     "Board",
     "Material",
@@ -26,9 +29,12 @@ __all__ = [
     "Protocol",
     "ReduceNode",
     "ReviewNode",
+    "ReviewReport",
     "Seat",
+    "Unit",
     "check_response",
     "first_resolved",
+    "fold",
     "graph_problems",
     "load_yaml",
     "m_of_n",
@@ -37,6 +43,8 @@ __all__ = [
     "protocol_problems",
     "records",
     "reduce",
+    "report",
     "score",
     "seat_id",
+    "written_numbers",
 ]

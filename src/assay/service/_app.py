@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        judge.queue.close()
+        judge.close()
 
     app = FastAPI(title="assay", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.judge = judge
@@ -68,12 +68,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/healthz", response_model=Health)
     async def healthz() -> Response:
-        """Liveness, and the sandbox queue's counters."""
+        """Liveness, and the queues' counters."""
         return _json(
             {
                 "status": "ok",
                 "version": __version__,
                 "sandbox": judge.queue.stats(),
+                "slow": judge.slow.stats(),
                 "idempotency_keys": len(judge.store),
             }
         )
@@ -81,20 +82,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/v1/verify", responses={200: {"model": VerifyResponse}}, response_model=None)
     async def verify(request: Request) -> Response:
         """Judge each item; one result per item, in request order (see docs/service.md)."""
-        body = object_with(await read_json(request, limit), ("items",))
-        items = bounded_list(body["items"], "items", settings.max_items)
-        try:
-            results = await judge.judge_all(items, "items", lambda: _disconnected(request))
-        except Gone:
-            return Response(status_code=GONE)
+        with judge.place():
+            items = await read_json(request, limit, _items)
+            try:
+                results = await judge.judge_all(items, "items", lambda: _disconnected(request))
+            except Gone:
+                return Response(status_code=GONE)
         return _json({"results": results})
+
+    def _items(data: Any) -> list[Any]:
+        return bounded_list(object_with(data, ("items",))["items"], "items", settings.max_items)
 
     @app.post("/v1/answer-key", responses={200: {"model": AnswerKeyScore}}, response_model=None)
     async def answer_key(request: Request) -> Response:
         """Score a submission against an answer key: the JSON `assay verify` prints."""
-        body = object_with(
-            await read_json(request, limit), ("submission", "answer_key"), ("detail",)
-        )
+        with judge.place():
+            document = await read_json(request, limit, _score)
+        return Response(document, media_type="application/json")
+
+    def _score(data: Any) -> bytes:
+        """The answer key's score, serialised (on the parse's thread: a big submission is not
+        the loop's, and bytes share nothing with the document taken apart after it)."""
+        body = object_with(data, ("submission", "answer_key"), ("detail",))
         key, detail = body["answer_key"], body.get("detail", False)
         if not isinstance(key, dict):
             raise ApiError(
@@ -102,14 +111,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         if not isinstance(detail, bool):
             raise ApiError(422, "must be true or false", where="detail")
-        return _json(score_answers(body["submission"], key).to_json(detail=detail))
+        return json_bytes(score_answers(body["submission"], key).to_json(detail=detail))
 
     @app.post("/get_reward", responses={200: {"model": RewardResponse}}, response_model=None)
     async def get_reward(request: Request) -> Response:
         """OpenRLHF's remote reward protocol; each label becomes an item through the template."""
-        queries, prompts, labels = _openrlhf.samples(
-            await read_json(request, limit), settings.max_items
-        )
+        with judge.place():
+            return await _rewards(request)
+
+    def _samples(data: Any) -> tuple[list[str], list[str], list[Any]]:
+        return _openrlhf.samples(data, settings.max_items)
+
+    async def _rewards(request: Request) -> Response:
+        queries, prompts, labels = await read_json(request, limit, _samples)
         items: list[dict[str, Any]] = []
         at: list[int] = []
         results: list[dict[str, Any] | None] = []

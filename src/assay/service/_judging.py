@@ -1,14 +1,20 @@
 """Judging a request's items: each parsed and judged on its own, results in request order.
 
-The work of one request is split by cost. Answer-only items are microseconds of pure Python:
-they are parsed and judged in one pass on one thread per request (not one hop per item), so the
-event loop stays free to accept other requests while a check waits (the math worker, SQLite).
+The work of one request is split by cost. Most answer-only items are microseconds of pure
+Python: they are parsed and judged in one pass on one thread per request (not one hop per item),
+on the service's own pool of ``max_requests`` threads (a request holds a place from before its
+body is read, so every admitted request has a thread: none waits behind another client's).
 Measured against running a small request's pass on the event loop itself: no faster (single-item
 p50 6-11 ms on the thread, 14-15 ms on the loop, on a loaded 2-core machine), so one path.
 
-Items that run code go to the bounded ``SandboxQueue``, admitted all together or refused with
-429 before anything runs. An invalid item, or an idempotency key reused for other work, is that
-item's ``error`` result; it never fails the batch.
+Two answer-only kinds are not microseconds: ``answer_math`` (a sympy worker process behind one
+lock, up to the item's ``time_limit``) and ``sql_query`` (SQLite, seconds). Items with such a
+check go to a bounded queue of their own (``slow``, ``sandbox_jobs`` threads), so a policy's
+pathological math waits there and a plain ``answer_equals`` request is still answered at once
+(adversarial finding S3). Items that run code go to the bounded ``SandboxQueue``. Queued items
+are admitted all together or refused with 429 before anything runs. An invalid item, or an
+idempotency key reused for other work, is that item's ``error`` result; it never fails the
+batch.
 
 When the client goes away, the pass's cancel event is set: the answer-only pass stops at the
 next item, and queued sandboxed items are cancelled before they start (``/healthz`` counts them).
@@ -18,8 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Future
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +42,10 @@ Result = dict[str, Any]
 WATCH_FROM = 64
 """A request with more items than this has its first pass raced against a disconnect; a
 shorter one finishes in well under a millisecond an item, so it is not worth a watcher task."""
+
+SLOW_KINDS = frozenset({"answer_math", "sql_query"})
+"""Answer-only kinds that take seconds (a worker process, a database): judged on the ``slow``
+queue, never on the request threads every request needs."""
 
 REUSED_KEY = (
     "this idempotency key was already used for other work (another item body); a key stands "
@@ -52,6 +63,9 @@ class _Plan:
 
     results: list[Result | None]
     sandboxed: list[tuple[int, Episode]] = field(default_factory=list)
+    slow: list[tuple[int, Episode]] = field(default_factory=list)
+    queued: list[int] = field(default_factory=list)
+    """The indexes of the items in ``futures``, in the same order (sandboxed, then slow)."""
     futures: list[Future[EpisodeResult]] = field(default_factory=list)
     claims: list[tuple[int, str, str]] = field(default_factory=list)
 
@@ -62,32 +76,49 @@ class Judge:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.queue = SandboxQueue(settings.sandbox_jobs, settings.queue_bound)
+        self.slow = SandboxQueue(settings.sandbox_jobs, settings.queue_bound, "assay-slow")
+        self.passes = ThreadPoolExecutor(settings.max_requests, thread_name_prefix="assay-pass")
         self.store = IdempotencyStore(settings.idempotency_entries)
         self._store_lock = threading.Lock()
-        self._in_flight = 0  # first passes running or waiting for a thread (event loop only)
+        self._in_flight = 0  # requests holding a place (event loop only)
 
-    async def judge_all(
-        self, items: Sequence[Any], where: str, disconnected: Callable[[], Awaitable[None]]
-    ) -> list[Result]:
-        """Results for ``items`` in their order; ``Gone`` when the client disconnects first
-        (``disconnected()`` completes). Raises ``ApiError`` 429 (``max_requests`` being judged,
-        or the sandbox queue full) or 422 (more sandboxed items than the queue ever holds)."""
+    @contextmanager
+    def place(self) -> Iterator[None]:
+        """One of ``max_requests`` places, held while a request's body is read, parsed and
+        judged; 429 at once when none is free, before any of the body is read (so the bodies
+        held at once are bounded too). Taken and given back on the event loop only."""
         if self._in_flight >= self.settings.max_requests:
             raise ApiError(
                 429,
                 f"{self._in_flight} requests are being read and judged, the most this service "
                 "takes at once: retry later",
-                where="items",
+                where="body",
                 retry_after=self.settings.retry_after,
             )
+        self._in_flight += 1
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+
+    def close(self) -> None:
+        """Stop taking work: queued work is cancelled, running work finishes."""
+        self.queue.close()
+        self.slow.close()
+        self.passes.shutdown(wait=False, cancel_futures=True)
+
+    async def judge_all(
+        self, items: Sequence[Any], where: str, disconnected: Callable[[], Awaitable[None]]
+    ) -> list[Result]:
+        """Results for ``items`` in their order; ``Gone`` when the client disconnects first
+        (``disconnected()`` completes). Call it holding a ``place``. Raises ``ApiError`` 429 (a
+        queue full) or 422 (more queued items than a queue ever holds)."""
         cancel = threading.Event()
         loop = asyncio.get_running_loop()
         watcher: asyncio.Future[None] | None = None
         plan: _Plan | None = None
         try:
-            first = loop.run_in_executor(None, self._first_pass, items, where, cancel)
-            self._in_flight += 1  # until the pass ends; waiting sandboxed work is the queue's
-            first.add_done_callback(self._pass_ended)
+            first = loop.run_in_executor(self.passes, self._first_pass, items, where, cancel)
             if len(items) > WATCH_FROM:  # a short pass is not worth a watcher's cost
                 watcher = asyncio.ensure_future(disconnected())
                 racing: set[asyncio.Future[Any]] = {first, watcher}
@@ -105,7 +136,7 @@ class Judge:
                 await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
                 if not waiting.done():
                     raise Gone()
-                for (index, _), result in zip(plan.sandboxed, waiting.result(), strict=True):
+                for index, result in zip(plan.queued, waiting.result(), strict=True):
                     plan.results[index] = result.to_json()
             results = [r for r in plan.results if r is not None]
             assert len(results) == len(items)
@@ -117,9 +148,6 @@ class Judge:
                 for future in plan.futures:
                     future.cancel()  # only work not yet started; a no-op once done
                 self._settle(plan)
-
-    def _pass_ended(self, _: object) -> None:
-        self._in_flight -= 1
 
     def _first_pass(self, items: Sequence[Any], where: str, cancel: threading.Event) -> _Plan:
         """Parse every item, answer what the idempotency store already knows, admit and start
@@ -151,10 +179,18 @@ class Judge:
                 elif not episode.reads_files:  # files may have changed since: judged again
                     plan.results[index] = {**claim.stored, "id": episode.id}
                     continue
-            (plan.sandboxed if episode.runs_code else inline).append((index, episode))
-        if plan.sandboxed:
+            if episode.runs_code:
+                plan.sandboxed.append((index, episode))
+            elif any(check.kind.name in SLOW_KINDS for check in episode.task.checks):
+                plan.slow.append((index, episode))
+            else:
+                inline.append((index, episode))
+        if plan.sandboxed or plan.slow:
             self._admit(plan)
-            plan.futures = [self._submit(episode) for _, episode in plan.sandboxed]
+            for queue, queued in ((self.queue, plan.sandboxed), (self.slow, plan.slow)):
+                for index, episode in queued:
+                    plan.queued.append(index)
+                    plan.futures.append(self._submit(queue, episode))
         for index, episode in inline:
             if cancel.is_set():
                 break
@@ -162,33 +198,44 @@ class Judge:
         return plan
 
     def _admit(self, plan: _Plan) -> None:
-        count = len(plan.sandboxed)
+        """Reserve places for the sandboxed and the slow items, all or none (429 or 422)."""
+        reserved: list[tuple[SandboxQueue, int]] = []
         try:
-            if count > self.queue.bound:
-                raise ApiError(
-                    422,
-                    f"{count} items run code, more than this service ever queues "
-                    f"({self.queue.bound}): send them in smaller requests",
-                    where="items",
-                )
-            self.queue.admit(count)
-        except QueueFull as exc:
-            self._settle(plan)
-            plan.claims.clear()
-            raise ApiError(
-                429,
-                f"the sandbox queue is full ({exc.free} of {self.queue.bound} places free, "
-                f"{count} needed): retry later",
-                where="items",
-                retry_after=self.settings.retry_after,
-            ) from None
+            for queue, count, what in (
+                (self.queue, len(plan.sandboxed), "run code"),
+                (self.slow, len(plan.slow), "need a slow answer check (answer_math, sql_query)"),
+            ):
+                if not count:
+                    continue
+                if count > queue.bound:
+                    raise ApiError(
+                        422,
+                        f"{count} items {what}, more than this service ever queues "
+                        f"({queue.bound}): send them in smaller requests",
+                        where="items",
+                    )
+                try:
+                    queue.admit(count)
+                except QueueFull as exc:
+                    name = "sandbox" if queue is self.queue else "slow-answer"
+                    raise ApiError(
+                        429,
+                        f"the {name} queue is full ({exc.free} of {queue.bound} places free, "
+                        f"{count} needed): retry later",
+                        where="items",
+                        retry_after=self.settings.retry_after,
+                    ) from None
+                reserved.append((queue, count))
         except ApiError:
+            for queue, count in reserved:
+                queue.release(count)
             self._settle(plan)
             plan.claims.clear()
             raise
 
-    def _submit(self, episode: Episode) -> Future[EpisodeResult]:
-        return self.queue.submit_threadsafe(lambda: judge(episode))
+    @staticmethod
+    def _submit(queue: SandboxQueue, episode: Episode) -> Future[EpisodeResult]:
+        return queue.submit_threadsafe(lambda: judge(episode))
 
     def _settle(self, plan: _Plan) -> None:
         """Keep the verdicts claimed keys earned; release the keys of work that did not finish."""

@@ -90,6 +90,8 @@ class Health(BaseModel):
     sandbox: dict[str, int]
     """The sandbox queue: ``jobs``, ``bound``, ``pending``, ``started``, ``finished``,
     ``cancelled`` (never started: the client went away)."""
+    slow: dict[str, int]
+    """The queue of slow answer-only items (``answer_math``, ``sql_query``): the same counters."""
     idempotency_keys: int
 
 

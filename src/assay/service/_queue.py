@@ -33,9 +33,9 @@ class SandboxQueue:
     """A bounded queue in front of ``jobs`` threads. ``admit`` and ``submit_threadsafe`` may be
     called from any thread; the work runs on the queue's own threads."""
 
-    def __init__(self, jobs: int, bound: int) -> None:
+    def __init__(self, jobs: int, bound: int, name: str = "assay-sandbox") -> None:
         self.jobs, self.bound = jobs, bound
-        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="assay-sandbox")
+        self._pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix=name)
         self._lock = threading.Lock()
         self._pending = 0
         self._counts = {"started": 0, "finished": 0, "cancelled": 0}
@@ -46,6 +46,11 @@ class SandboxQueue:
             if self._pending + count > self.bound:
                 raise QueueFull(count, self.bound - self._pending)
             self._pending += count
+
+    def release(self, count: int) -> None:
+        """Give back ``count`` places ``admit`` reserved that will never be submitted."""
+        with self._lock:
+            self._pending -= count
 
     def submit_threadsafe(self, work: Callable[[], T]) -> Future[T]:
         """Run ``work`` on a sandbox thread, in one place ``admit`` reserved (callable from any
