@@ -48,3 +48,13 @@ def test_answer_math_benchmark_runs_with_zero_false_accepts(
 
     assert answer_math.main(["--every", "20", "--no-math-verify"]) == 0
     assert "assay false accepts 0" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_batch_benchmark_runs_with_identical_results(capsys: pytest.CaptureFixture[str]) -> None:
+    import batch
+
+    assert batch.main(["--n", "300", "--no-ray"]) == 0
+    out = capsys.readouterr().out
+    assert "scaling, local 2 workers / 1 worker" in out
+    assert "results byte-identical across executors: yes (300 lines)" in out
