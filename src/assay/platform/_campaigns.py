@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,9 +34,11 @@ from assay.platform._reviews import (
     SeatView,
     StageReview,
     report_materials,
+    seat_claim,
+    seat_response,
     stage_review,
 )
-from assay.review import Board, Material, Protocol, ReduceNode, check_response, parse_seat
+from assay.review import Board, Material, Protocol, ReduceNode, parse_seat
 from assay.review import records as rr
 
 if TYPE_CHECKING:
@@ -493,31 +495,8 @@ class Campaigns:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
             found = board.seat(seat)
             assert found is not None
-            node = board.protocol.review(found.node)
-            state = board.nodes[found.node]
-            until = now + timedelta(hours=node.lease_hours)
-            if state.deadline is not None:
-                until = min(until, state.deadline)
             shown = self._materials(board, item, found.node)
-            body = rr.ClaimedRecord(
-                run=board.run,
-                stage=STAGE,
-                node=found.node,
-                seat=seat,
-                user=user,
-                until=until,
-                shown=shown,
-            )
-            view = ClaimView(
-                seat=seat,
-                user=user,
-                until=until,
-                deadline=state.deadline,
-                rubric=node.rubric,
-                response_schema=node.response_schema,
-                assistance=node.assistance.to_json(),
-                materials=shown,
-            )
+            body, view = seat_claim(board, STAGE, seat, user, now, shown)
             return [NewEntry(kind=rr.CLAIMED, subject=iid, body=body.to_json(), at=now)], view
 
         return self._commit(iid, act, seat)  # type: ignore[no-any-return]
@@ -532,23 +511,7 @@ class Campaigns:
             why = board.why_not_respond(seat, user)
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
-            found = board.seat(seat)
-            assert found is not None and found.claim is not None
-            node = board.protocol.review(found.node)
-            shown = found.claim.shown
-            response, assistance = check_response(node, found.node, data, {m.uri for m in shown})
-            sha = hashlib.sha256(canonical_json(response).encode()).hexdigest()
-            body = rr.RespondedRecord(
-                run=board.run,
-                stage=STAGE,
-                node=found.node,
-                seat=seat,
-                user=user,
-                response=response,
-                response_sha256=sha,
-                assistance=assistance,
-                shown=shown,
-            )
+            body, sha = seat_response(board, STAGE, seat, user, data)
             return [NewEntry(kind=rr.RESPONDED, subject=iid, body=body.to_json(), at=now)], sha
 
         sha = self._commit(iid, act, seat)

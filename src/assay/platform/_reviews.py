@@ -549,21 +549,8 @@ class Reviews:
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
             assert found is not None
-            node = board.protocol.review(found.node)
-            state = board.nodes[found.node]
-            until = now + timedelta(hours=node.lease_hours)
-            if state.deadline is not None:
-                until = min(until, state.deadline)
             shown = self._materials(history, board, found.node)
-            body = rr.ClaimedRecord(
-                run=board.run,
-                stage=board.stage,
-                node=found.node,
-                seat=seat,
-                user=user,
-                until=until,
-                shown=shown,
-            )
+            body, view = seat_claim(board, board.stage, seat, user, now, shown)
             sub = history.submission
             entry = NewEntry(
                 kind=rr.CLAIMED,
@@ -572,16 +559,6 @@ class Reviews:
                 problem=sub.problem,
                 participant=sub.participant,
                 at=now,
-            )
-            view = ClaimView(
-                seat=seat,
-                user=user,
-                until=until,
-                deadline=state.deadline,
-                rubric=node.rubric,
-                response_schema=node.response_schema,
-                assistance=node.assistance.to_json(),
-                materials=shown,
             )
             return [entry], view
 
@@ -612,25 +589,7 @@ class Reviews:
             why = board.why_not_respond(seat, user)
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
-            found = board.seat(seat)
-            assert found is not None and found.claim is not None
-            node = board.protocol.review(found.node)
-            shown = found.claim.shown
-            response, assistance = check_response(node, found.node, data, {m.uri for m in shown})
-            written = written_numbers(data, response)
-            sha = hashlib.sha256(canonical_json(response).encode()).hexdigest()
-            body = rr.RespondedRecord(
-                run=board.run,
-                stage=board.stage,
-                node=found.node,
-                seat=seat,
-                user=user,
-                response=response,
-                response_sha256=sha,
-                assistance=assistance,
-                shown=shown,
-                written=written,
-            )
+            body, sha = seat_response(board, board.stage, seat, user, data)
             sub = history.submission
             entry = NewEntry(
                 kind=rr.RESPONDED,
@@ -892,6 +851,61 @@ class Reviews:
                     )
                 )
         return found + report_materials(board, shows.reports_of)
+
+
+def seat_claim(
+    board: Board, stage: str, seat: str, user: str, now: datetime, shown: list[Material]
+) -> tuple[rr.ClaimedRecord, ClaimView]:
+    """The claim of ``seat`` and what its claimer is shown, for a stage and a campaign alike: the
+    lease runs from ``now`` and never past the node's deadline."""
+    found = board.seat(seat)
+    assert found is not None
+    node = board.protocol.review(found.node)
+    deadline = board.nodes[found.node].deadline
+    until = now + timedelta(hours=node.lease_hours)
+    if deadline is not None:
+        until = min(until, deadline)
+    body = rr.ClaimedRecord(
+        run=board.run, stage=stage, node=found.node, seat=seat, user=user, until=until, shown=shown
+    )
+    view = ClaimView(
+        seat=seat,
+        user=user,
+        until=until,
+        deadline=deadline,
+        rubric=node.rubric,
+        response_schema=node.response_schema,
+        assistance=node.assistance.to_json(),
+        materials=shown,
+    )
+    return body, view
+
+
+def seat_response(
+    board: Board, stage: str, seat: str, user: str, data: bytes
+) -> tuple[rr.RespondedRecord, str]:
+    """The response record of the seat ``user`` holds and its sha256, for a stage and a campaign
+    alike; InvalidInput with the schema's reason when the response is not valid. The numbers
+    are kept as written, so a score reducer compares exactly what the reviewer wrote."""
+    found = board.seat(seat)
+    assert found is not None and found.claim is not None
+    node = board.protocol.review(found.node)
+    shown = found.claim.shown
+    response, assistance = check_response(node, found.node, data, {m.uri for m in shown})
+    sha = hashlib.sha256(canonical_json(response).encode()).hexdigest()
+    body = rr.RespondedRecord(
+        run=board.run,
+        stage=stage,
+        node=found.node,
+        seat=seat,
+        user=user,
+        response=response,
+        response_sha256=sha,
+        assistance=assistance,
+        shown=shown,
+        written=written_numbers(data, response),
+    )
+    return body, sha
 
 
 def token_sha256(token: str) -> str:
