@@ -95,6 +95,13 @@ BAD_INPUTS = [
         "t.json.checks[0].value: a placeholder is",
         id="serve-template",
     ),
+    pytest.param(
+        ["serve"],
+        ["--verifier-root", "."],
+        {},
+        "--verifier-root: needs --workspace-root",
+        id="serve-verifier-root",
+    ),
     pytest.param(["batch"], ["nope.jsonl"], {}, "nope.jsonl: no such file", id="batch"),
     pytest.param(["prove"], ["nope"], {}, "nope: not a folder", id="prove"),
     pytest.param(

@@ -48,6 +48,13 @@ def serve(
             help="The only folder items may name paths in (none: items naming paths are refused).",
         ),
     ] = None,
+    verifier_root: Annotated[
+        Path | None,
+        typer.Option(
+            "--verifier-root",
+            help="Keep verifier-side files here, apart from --workspace-root (which is required).",
+        ),
+    ] = None,
     template: Annotated[
         Path | None,
         typer.Option(
@@ -84,6 +91,20 @@ def serve(
         if not workspace_root.is_dir():
             raise InvalidInput(f"not a folder: {workspace_root}", where="--workspace-root")
         workspace_root = workspace_root.resolve()
+    if verifier_root is not None:
+        if workspace_root is None:
+            raise InvalidInput(
+                "needs --workspace-root: the folder workspaces are read from",
+                where="--verifier-root",
+            )
+        if not verifier_root.is_dir():
+            raise InvalidInput(f"not a folder: {verifier_root}", where="--verifier-root")
+        verifier_root = verifier_root.resolve()
+        if verifier_root == workspace_root or workspace_root in verifier_root.parents:
+            raise InvalidInput(
+                "must not lie in --workspace-root (a workspace could hold the verifier's files)",
+                where="--verifier-root",
+            )
     if template is not None:
         Template.load(template)  # a bad template is exit 2 here, naming the file and field
         template = template.resolve()
@@ -92,6 +113,7 @@ def serve(
         "port": port,
         "workers": workers,
         "workspace_root": workspace_root,
+        "verifier_root": verifier_root,
         "template": template,
         "queue_bound": queue_bound,
         "max_body_bytes": max_body_bytes,

@@ -154,11 +154,16 @@ class Judge:
         the sandboxed items, then judge the answer-only items here (one thread, in order)."""
         plan = _Plan(results=[None] * len(items))
         inline: list[tuple[int, Episode]] = []
-        root, config = self.settings.workspace_root, self.settings.config
+        settings, config = self.settings, self.settings.config
+        root, workspaces = settings.workspace_root, None
+        if settings.verifier_root is not None:
+            root, workspaces = settings.verifier_root, settings.workspace_root
         for index, data in enumerate(items):
             at = f"{where}[{index}]"
             try:
-                episode = parse_episode(data, root=root, config=config, where=at)
+                episode = parse_episode(
+                    data, root=root, config=config, where=at, workspaces=workspaces
+                )
             except InvalidInput as exc:
                 plan.results[index] = EpisodeResult.invalid(item_id(data), str(exc)).to_json()
                 continue

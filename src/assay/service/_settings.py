@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay._config import Config
 
@@ -30,6 +30,11 @@ class Settings(BaseModel):
     workspace_root: Path | None = None
     """The only folder items may name paths in (workspaces, verifier-side files); None: an item
     that names a path is refused, and nothing outside an item is read."""
+    verifier_root: Path | None = None
+    """When set, verifier-side files (databases, schemas, hidden checks) resolve here and only
+    workspaces under ``workspace_root`` (which is then required), and no verifier-side file may
+    lie in ``workspace_root``: no item can name the verifier's folders as its workspace and read
+    them back."""
     template: Path | None = None
     """The task template ``/get_reward`` turns each label into an item with; None: each label
     is itself a JSON task."""
@@ -52,3 +57,10 @@ class Settings(BaseModel):
     """Results kept for idempotency keys (least recently used dropped first); 0: none kept."""
     config: Config = Field(default_factory=Config.from_env)
     """The limits every check obeys (``ASSAY_*`` environment variables)."""
+
+    @model_validator(mode="after")
+    def _roots_apart(self) -> Settings:
+        """A verifier root without a workspace root would let workspaces resolve in it."""
+        if self.verifier_root is not None and self.workspace_root is None:
+            raise ValueError("verifier_root needs workspace_root (where workspaces are read)")
+        return self
