@@ -11,12 +11,14 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 
 from assay._version import __version__
 from assay.checks import AnswerKeyScore, score_answers
 from assay.episodes import EpisodeResult, Template
 from assay.service import _openrlhf, _problems
+from assay.service._docs import HEADERS as DOCS_HEADERS
+from assay.service._docs import reference_page
 from assay.service._encoding import json_bytes
 from assay.service._judging import Gone, Judge
 from assay.service._limits import bounded_list, object_with, read_json
@@ -59,12 +61,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         judge.close()
 
-    app = FastAPI(title="assay", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="assay",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,  # a self-contained page instead (_docs.py: no script from another site)
+        redoc_url=None,
+    )
     app.state.judge = judge
     app.state.settings = settings
     _problems.install(app)
     install_web(app, settings)  # people's /v1 API and pages (assay.web, docs/web.md)
     limit = settings.max_body_bytes
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Response:
+        """The API reference, rendered from the OpenAPI document with no script."""
+        return HTMLResponse(reference_page(app.openapi()), headers=DOCS_HEADERS)
 
     @app.get("/healthz", response_model=Health)
     async def healthz() -> Response:

@@ -112,14 +112,23 @@ def collect(
 
 
 def assistance(form: dict[str, list[str]]) -> list[dict[str, str]]:
-    """The declaration: empty when the reviewer says they worked unassisted."""
+    """The declaration: empty when the reviewer says they worked unassisted. ValueError, with
+    the message shown beside the declaration, when "I was assisted" names no complete agent or
+    leaves a row half filled: recording it as unassisted would say what the reviewer did not."""
     if (form.get("assisted") or ["no"])[0] != "yes":
         return []
-    rows = []
     agents, roles = form.get("agent", []), form.get("agent_role", [])
-    for agent, role in zip(agents, roles, strict=False):
-        if agent.strip() or role.strip():
-            rows.append({"agent": agent.strip(), "role": role.strip()})
+    if len(agents) != len(roles):
+        raise ValueError("each agent needs what it did, and each role its agent")
+    rows = []
+    for agent, role in zip(agents, roles, strict=True):
+        if not agent.strip() and not role.strip():
+            continue  # an empty row of the form
+        if not agent.strip() or not role.strip():
+            raise ValueError("each agent needs what it did, and each role its agent")
+        rows.append({"agent": agent.strip(), "role": role.strip()})
+    if not rows:
+        raise ValueError("you said you were assisted: name the agent and what it did")
     return rows
 
 

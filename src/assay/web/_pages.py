@@ -161,7 +161,13 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         token = secrets.token_urlsafe(32)
         response = render(request, "login.html", login_csrf=token, next=_safe_next(next))
         response.set_cookie(
-            LOGIN_COOKIE, token, max_age=3600, httponly=True, samesite="strict", path="/login"
+            LOGIN_COOKIE,
+            token,
+            max_age=3600,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/login",
         )
         return response
 
@@ -189,7 +195,13 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
                 error="That token is not valid (a newer one may have replaced it).",
             )
             response.set_cookie(
-                LOGIN_COOKIE, fresh, max_age=3600, httponly=True, samesite="strict", path="/login"
+                LOGIN_COOKIE,
+                fresh,
+                max_age=3600,
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+                path="/login",
             )
             return response
         _, session = started
@@ -368,8 +380,11 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         found = await run_in_threadpool(web.seat_page, seat, user)
         schema = found.node.response_schema
         document, errors = _form.collect(schema, values)
-        if not errors:
+        try:
             document["assistance"] = _form.assistance(values)
+        except ValueError as exc:
+            errors["assistance"] = str(exc)
+        if not errors:
             data = json.dumps(document).encode()
             try:
                 await run_in_threadpool(web.platform.reviews.respond, seat, user, data)

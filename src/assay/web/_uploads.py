@@ -28,6 +28,7 @@ async def read_upload(
         raise HTTPException(400, "the body is not a valid multipart form") from None
     files: dict[str, bytes] = {}
     summary: str | None = None
+    saw_summary = False
     skipped: dict[str, str] = {}
     try:
         for name, value in form.multi_items():
@@ -37,6 +38,9 @@ async def read_upload(
             if name == "summary":
                 if not isinstance(value, str):
                     raise HTTPException(422, "summary: must be text, not a file")
+                if saw_summary:
+                    raise HTTPException(422, "summary: given twice (send it once)")
+                saw_summary = True
                 if browser:
                     value = value.replace("\r\n", "\n")
                 summary = value if value != "" else None
