@@ -4,6 +4,7 @@ only holes, the manifest tags each one (term-mode ceiling, canary), and the cana
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,12 @@ FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "obligations"
 MANIFEST = json.loads((FOLDER / "obligations.json").read_text())["obligations"]
 SOLVED = sorted(name for name, entry in MANIFEST.items() if not entry["canary"])
 CANARIES = sorted(name for name, entry in MANIFEST.items() if entry["canary"])
+ALL = os.environ.get("ASSAY_ALL_OBLIGATIONS") == "1"
+"""Each stdlib judgment costs 8-15 s with Debian's Agda here: the suite checks every fourth file
+(a fixed sample across Nat, List, Bool and equality), and ``ASSAY_ALL_OBLIGATIONS=1`` checks them
+all (run it when the benchmark changes; docs/prove.md)."""
+CHECKED_SOLUTIONS = SOLVED if ALL else SOLVED[::4]
+CHECKED_OBLIGATIONS = sorted(MANIFEST) if ALL else sorted(MANIFEST)[1::4]
 
 
 def test_the_benchmark_has_its_size_and_tags() -> None:
@@ -40,7 +47,7 @@ def judging() -> Judging:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", SOLVED)
+@pytest.mark.parametrize("name", CHECKED_SOLUTIONS)
 def test_each_intended_solution_typechecks(name: str, judging: Judging) -> None:
     """Under the pinned toolchain (the configured Agda): a green whole-file batch check."""
     source = (FOLDER / "solutions" / name).read_text()
@@ -49,7 +56,7 @@ def test_each_intended_solution_typechecks(name: str, judging: Judging) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(MANIFEST))
+@pytest.mark.parametrize("name", CHECKED_OBLIGATIONS)
 def test_each_obligation_fails_only_on_its_holes(name: str, judging: Judging) -> None:
     """The obligation as given is well-formed: Agda's only complaint is its open holes."""
     source = (FOLDER / name).read_text()
