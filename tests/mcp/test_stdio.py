@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -212,8 +213,11 @@ def test_fill_hole_and_goal_agree_with_the_cli(tmp_path: Path) -> None:
     solves the hole, and a position with no hole or a file outside the root is refused."""
     root = tmp_path / "root"
     root.mkdir()
-    (root / "Sym.agda").write_text(SYM)
-    (tmp_path / "Sym.agda").write_text(SYM)
+    # a comment of its own: the session's judgment cache is shared, and another test may have
+    # judged the same bytes (this test asserts a fresh judgment)
+    source = SYM + f"-- {uuid.uuid4().hex}\n"
+    (root / "Sym.agda").write_text(source)
+    (tmp_path / "Sym.agda").write_text(source)
 
     async def scenario() -> dict[str, Any]:
         async with serve(tmp_path / "err", root=root) as session:
