@@ -57,7 +57,8 @@ candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``Nu
 ``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,
 ``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``platform``: ``_Raced`` (a
 sweep that lost a race retries). ``service``: ``ApiError`` (a refused request: an HTTP
-4xx answer), ``QueueFull`` (becomes 429) and ``Gone`` (the client disconnected).
+4xx answer), ``QueueFull`` (becomes 429) and ``Gone`` (the client disconnected). ``web``:
+``PageError`` (a page's refusal: an HTML 4xx answer).
 ``proofs``: the lexers' ``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each
 becomes a refusal).
 
