@@ -98,6 +98,8 @@ class CampaignRecord(WireModel):
 
 
 class RankedItem(WireModel):
+    """One item's place in a ranking campaign's order (exact mean score, ties by place)."""
+
     rank: int
     item: str
     label: str
@@ -106,6 +108,8 @@ class RankedItem(WireModel):
 
 
 class CampaignItemView(WireModel):
+    """One campaign item as `campaign show` prints it: what it points at and its decision."""
+
     item: str
     label: str
     target: str
@@ -351,6 +355,7 @@ class Campaigns:
         return is_campaign_item(subject)
 
     def all(self) -> list[str]:
+        """Every campaign's id, oldest first (read from the ledger, never cached)."""
         return [e.subject for e in self.p.ledger.find(kind=CAMPAIGN)]
 
     def show(self, cid: str, viewer: str) -> CampaignView:
@@ -487,6 +492,7 @@ class Campaigns:
         return open_, held
 
     def claim(self, seat: str, user: str) -> ClaimView:
+        """Claim a campaign seat exactly as a stage's seat is claimed (one guarded write)."""
         iid = _item_of(seat)
 
         def act(board: Board, item: ItemRecord, now: datetime) -> tuple[list[NewEntry], Any]:

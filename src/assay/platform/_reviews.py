@@ -116,6 +116,8 @@ class RespondView(WireModel):
 
 
 class SeatRecord(WireModel):
+    """A seat as the review record shows it (its holder hidden until the node settles)."""
+
     seat: str
     state: str
     user: str | None = None
@@ -129,6 +131,8 @@ class SeatRecord(WireModel):
 
 
 class NodeRecord(WireModel):
+    """A node as the review record shows it: its state, seats and reduction."""
+
     name: str
     type: str
     status: str
@@ -140,6 +144,8 @@ class NodeRecord(WireModel):
 
 
 class StageReview(WireModel):
+    """One run's review at one stage: every node, and the conclusion once there is one."""
+
     run: str
     stage: str
     concluded: dict[str, Any] | None

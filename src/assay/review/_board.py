@@ -38,6 +38,8 @@ def parse_seat(seat: str) -> tuple[str, str, str, str, int] | None:
 
 @dataclass
 class Seat:
+    """A seat derived from its entries: open, claimed (until a lease ends) or answered."""
+
     id: str
     node: str
     index: int
@@ -48,12 +50,14 @@ class Seat:
 
     @property
     def state(self) -> str:
+        """Open, claimed or answered, read from the seat's latest claim and response."""
         if self.response is not None:
             return "answered"
         return "claimed" if self.claim is not None else "open"
 
     @property
     def user(self) -> str | None:
+        """Who holds or answered the seat; None while it is open."""
         if self.response is not None:
             return self.response.user
         return self.claim.user if self.claim is not None else None
@@ -61,6 +65,8 @@ class Seat:
 
 @dataclass
 class NodeState:
+    """A node's state on the board, derived from entries and the clock, never stored."""
+
     name: str
     status: str = "waiting"
     """review: waiting, open, settled, skipped or expired; reduce: waiting or decided."""
@@ -219,6 +225,7 @@ class Board:
         return found
 
     def outcomes(self, names: Sequence[str]) -> dict[str, str | None]:
+        """The outcome of each named node (None where it has none yet)."""
         return {n: self.nodes[n].outcome for n in names if n in self.nodes}
 
     # ------------------------------------------------------------------ what to record
@@ -293,6 +300,7 @@ class Board:
     # ------------------------------------------------------------------ rules
 
     def seat(self, sid: str) -> Seat | None:
+        """The seat with id ``sid``, or None when the board has no such seat."""
         for state in self.nodes.values():
             for seat in state.seats:
                 if seat.id == sid:

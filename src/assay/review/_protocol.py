@@ -145,11 +145,13 @@ class Protocol(_Authored):
 
     @property
     def final(self) -> str:
+        """The one final reduce node (validation guarantees exactly one)."""
         return next(
             n for n, node in self.nodes.items() if isinstance(node, ReduceNode) and node.final
         )
 
     def review(self, name: str) -> ReviewNode:
+        """The review node ``name`` (a reduce node there is a bug in the caller)."""
         node = self.nodes[name]
         assert isinstance(node, ReviewNode)
         return node

@@ -57,6 +57,8 @@ class Unit:
 
 
 class NodeAgreement(WireModel):
+    """How a review node's reviewers agreed: raw agreement and kappa, with intervals."""
+
     node: str
     seats: int
     items: int
@@ -68,6 +70,8 @@ class NodeAgreement(WireModel):
 
 
 class Throughput(WireModel):
+    """Decisions per reviewer-hour (claim to response) for one kind of declared assistance."""
+
     assistance: str
     """"unassisted", or the declared agents (e.g. "assisted: claude")."""
     reviewers: int
@@ -77,6 +81,8 @@ class Throughput(WireModel):
 
 
 class ProtocolReport(WireModel):
+    """One protocol's figures in `assay review report`, each rate with its interval."""
+
     protocol: str
     title: str | None
     units: int

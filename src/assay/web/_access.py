@@ -76,6 +76,7 @@ class Web:
 
     @property
     def platform(self) -> Platform:
+        """The platform, opened on first use so building the app never opens a store."""
         with self._lock:
             if self._platform is None:
                 self._platform = Platform.open(self.config)
@@ -83,9 +84,11 @@ class Web:
 
     @property
     def identity(self) -> Identity:
+        """Tokens and sessions over the same platform."""
         return Identity(self.platform)
 
     def close(self) -> None:
+        """Close the store if it was opened."""
         with self._lock:
             if self._platform is not None:
                 self._platform.close()
@@ -94,9 +97,11 @@ class Web:
     # ------------------------------------------------------------------ problems
 
     def problem_ids(self) -> list[str]:
+        """Every published problem's id, sorted."""
         return sorted({e.subject for e in self.platform.ledger.find(kind=PROBLEM)})
 
     def problems(self) -> list[dict[str, Any]]:
+        """The problem list's rows (a problem that cannot be read is left out)."""
         out = []
         for pid in self.problem_ids():
             try:
@@ -107,32 +112,38 @@ class Web:
         return out
 
     def managers(self, problem: str) -> list[str]:
+        """Who manages ``problem``, as its publication recorded (empty for an unknown problem)."""
         found = self.platform.ledger.find(kind=PROBLEM, subject=problem)
         return list(found[0].body["managers"]) if found else []
 
     def managed_by(self, user: str) -> list[str]:
+        """The problems ``user`` manages, sorted."""
         return sorted(
             e.subject for e in self.platform.ledger.find(kind=PROBLEM) if user in e.body["managers"]
         )
 
     def problem(self, problem: str) -> ProblemView:
+        """The problem's view, or 404 (the same answer for unknown and unreadable)."""
         try:
             return self.platform.problem(problem)
         except InvalidInput:
             raise Refused(404, NOT_FOUND) from None
 
     def revision(self, rid: str) -> Revision:
+        """A revision by id, or 404."""
         found = self.platform.ledger.find(kind=REVISION, subject=rid)
         if not found:
             raise Refused(404, NOT_FOUND)
         return Revision.model_validate(found[-1].body)
 
     def statement(self, problem: str) -> str:
+        """The current revision's statement text."""
         revision = self.revision(self.problem(problem).revision)
         data = self.platform.ledger.blobs.read(revision.statement.sha256)
         return data.decode("utf-8", "replace")
 
     def skill(self, problem: str, path: str) -> bytes:
+        """A skill document's bytes from the current revision, or 404."""
         revision = self.revision(self.problem(problem).revision)
         binding = revision.skills.get(path)
         if binding is None:
@@ -153,6 +164,7 @@ class Web:
         return self.platform.ledger.blobs.read(binding.sha256)
 
     def allowance(self, problem: str, user: str) -> dict[str, Any]:
+        """The viewer's allowance on ``problem`` and when the next slot frees."""
         self.problem(problem)
         return self.platform.allowance(problem, user)
 
@@ -177,12 +189,14 @@ class Web:
                 raise Refused(422, str(exc)) from None
 
     def submission(self, submission: str, user: str) -> SubmissionView:
+        """The submission as ``user`` may see it; 404 when they may not (as for an unknown id)."""
         try:
             return self.platform.show(submission, user)
         except (InvalidInput, StopIteration):
             raise Refused(404, NOT_FOUND) from None
 
     def recheck(self, submission: str, user: str) -> RunView:
+        """A re-check by ``user``, refused as not found when they cannot see the submission."""
         self.submission(submission, user)  # not visible: not found, before anything else
         try:
             return self.platform.recheck(submission, user)
@@ -239,6 +253,7 @@ class Web:
         )
 
     def material(self, seat: str, uri: str, user: str) -> bytes:
+        """A material of a seat ``user`` holds; 404 for anything else, whatever the reason."""
         try:
             return self.platform.reviews.material(seat, uri, user)
         except (InvalidInput, StopIteration):

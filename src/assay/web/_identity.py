@@ -63,9 +63,11 @@ class Identity:
         return self.p.reviews.authenticate(token)
 
     def roles(self, user: str) -> set[str]:
+        """The roles ``user`` was given (roles accumulate)."""
         return self.p.reviews.roles(user)
 
     def groups(self, user: str) -> set[str]:
+        """The groups ``user`` belongs to (empty when none)."""
         return self.p.reviews.groups(user) or set()
 
     def _token_sha(self, user: str) -> str | None:
