@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -145,6 +146,46 @@ class Executor(ABC):
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+Pending = deque[tuple[int, Job]]
+"""Jobs read ahead and not yet sent, with their place in the input."""
+
+
+def in_order(
+    jobs: Iterable[Job],
+    window: int,
+    root: Path | None,
+    config: Config,
+    step: Callable[[Pending, dict[int, Judged]], None],
+) -> Iterator[Judged]:
+    """Results in input order, reading at most ``window`` jobs ahead of the consumer (memory does
+    not grow with the batch). A refused line is answered here; ``step`` sends what is pending and
+    puts what came back in ``done`` by place: the one loop every executor runs."""
+    source = iter(jobs)
+    pending: Pending = deque()
+    done: dict[int, Judged] = {}
+    taken = emitted = 0
+    exhausted = False
+    while True:
+        while emitted in done:
+            yield done.pop(emitted)
+            emitted += 1
+        while not exhausted and taken - emitted < window:
+            try:
+                job = next(source)
+            except StopIteration:
+                exhausted = True
+                break
+            if job.refusal is not None:  # answered here: nothing to judge
+                done[taken] = judge_job(job, root, config)
+            else:
+                pending.append((taken, job))
+            taken += 1
+        if exhausted and emitted == taken:
+            return
+        if emitted not in done:
+            step(pending, done)
 
 
 def in_process(jobs: Iterable[Job], root: Path | None, config: Config) -> Iterator[Judged]:

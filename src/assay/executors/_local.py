@@ -39,7 +39,16 @@ from typing import Any
 
 from assay._config import Config
 from assay._errors import AssayError
-from assay.executors._base import ChunkSizer, Executor, Job, Judged, judge_job, lost, overdue
+from assay.executors._base import (
+    ChunkSizer,
+    Executor,
+    Job,
+    Judged,
+    Pending,
+    in_order,
+    lost,
+    overdue,
+)
 from assay.executors._worker import serve
 from assay.status import Status
 
@@ -167,38 +176,18 @@ class LocalExecutor(Executor):
     def map(self, jobs: Iterable[Job]) -> Iterator[Judged]:
         """Results in input order; workers start on the first item to judge and stay warm for
         the next map. Left early, it kills the workers still holding its chunks."""
-        source = iter(jobs)
-        pending: deque[tuple[int, Job]] = deque()
-        done: dict[int, Judged] = {}
-        taken = emitted = 0
-        exhausted = False
+
+        def step(pending: Pending, done: dict[int, Judged]) -> None:
+            self._dispatch(pending)
+            self._collect(pending, done)
+
         try:
-            while True:
-                while emitted in done:
-                    yield done.pop(emitted)
-                    emitted += 1
-                while not exhausted and taken - emitted < self.window:
-                    try:
-                        job = next(source)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    if job.refusal is not None:  # answered here: nothing to judge
-                        done[taken] = judge_job(job, self.root, self.config)
-                    else:
-                        pending.append((taken, job))
-                    taken += 1
-                if exhausted and emitted == taken:
-                    return
-                if emitted in done:
-                    continue
-                self._dispatch(pending)
-                self._collect(pending, done)
+            yield from in_order(jobs, self.window, self.root, self.config, step)
         finally:
             for worker in [w for w in self.workers if w.flight]:
                 self._kill(worker)  # a map left early: its answers must not reach the next one
 
-    def _dispatch(self, pending: deque[tuple[int, Job]]) -> None:
+    def _dispatch(self, pending: Pending) -> None:
         if pending:
             self._fill()  # started on the first item to judge, not before
         for worker in list(self.workers):
@@ -224,7 +213,7 @@ class LocalExecutor(Executor):
                     break
                 worker.flight.append(chunk)
 
-    def _collect(self, pending: deque[tuple[int, Job]], done: dict[int, Judged]) -> None:
+    def _collect(self, pending: Pending, done: dict[int, Judged]) -> None:
         busy = [w for w in self.workers if w.flight]
         if not busy:
             return
@@ -260,7 +249,7 @@ class LocalExecutor(Executor):
     def _lose(
         self,
         worker: _Worker,
-        pending: deque[tuple[int, Job]],
+        pending: Pending,
         done: dict[int, Judged],
         current: int | None,
         died: str | None,

@@ -34,8 +34,9 @@ from assay.executors._base import (
     Executor,
     Job,
     Judged,
+    Pending,
+    in_order,
     judge_chunk,
-    judge_job,
     lost,
     overdue,
 )
@@ -132,35 +133,15 @@ class RayExecutor(Executor):
     def map(self, jobs: Iterable[Job]) -> Iterator[Judged]:
         """Results in input order; at most two tasks per CPU are out at a time. Left early, it
         cancels the tasks still out."""
-        source = iter(jobs)
-        pending: deque[tuple[int, Job]] = deque()
         singles: deque[tuple[int, Job]] = deque()  # items of a cancelled task, tried alone
-        done: dict[int, Judged] = {}
         out: list[_Task] = []
-        taken = emitted = 0
-        exhausted = False
+
+        def step(pending: Pending, done: dict[int, Judged]) -> None:
+            self._submit(out, pending, singles)
+            self._collect(out, singles, done)
+
         try:
-            while True:
-                while emitted in done:
-                    yield done.pop(emitted)
-                    emitted += 1
-                while not exhausted and taken - emitted < self.window:
-                    try:
-                        job = next(source)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    if job.refusal is not None:
-                        done[taken] = judge_job(job, self.root, self.config)
-                    else:
-                        pending.append((taken, job))
-                    taken += 1
-                if exhausted and emitted == taken:
-                    return
-                if emitted in done:
-                    continue
-                self._submit(out, pending, singles)
-                self._collect(out, singles, done)
+            yield from in_order(jobs, self.window, self.root, self.config, step)
         finally:
             for task in out:
                 self.ray.cancel(task.ref, force=True)
@@ -168,7 +149,7 @@ class RayExecutor(Executor):
     def _submit(
         self,
         out: list[_Task],
-        pending: deque[tuple[int, Job]],
+        pending: Pending,
         singles: deque[tuple[int, Job]],
     ) -> None:
         now = time.monotonic()
