@@ -160,15 +160,7 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
 
         token = secrets.token_urlsafe(32)
         response = render(request, "login.html", login_csrf=token, next=_safe_next(next))
-        response.set_cookie(
-            LOGIN_COOKIE,
-            token,
-            max_age=3600,
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            path="/login",
-        )
+        _login_cookie(response, request, token)
         return response
 
     @app.post("/login", include_in_schema=False)
@@ -194,15 +186,7 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
                 next=nxt,
                 error="That token is not valid (a newer one may have replaced it).",
             )
-            response.set_cookie(
-                LOGIN_COOKIE,
-                fresh,
-                max_age=3600,
-                httponly=True,
-                samesite="strict",
-                secure=request.url.scheme == "https",
-                path="/login",
-            )
+            _login_cookie(response, request, fresh)
             return response
         _, session = started
         moved = RedirectResponse(nxt, 303, headers=HEADERS)
@@ -428,4 +412,18 @@ def _download(data: bytes) -> Response:
         data,
         media_type="application/octet-stream",
         headers={**HEADERS, "Content-Disposition": "attachment"},
+    )
+
+
+def _login_cookie(response: Response, request: Request, token: str) -> None:
+    """The login form's double-submit cookie: HttpOnly, SameSite=Strict, Secure over https, for
+    /login only (a planted one over plain http could log a victim in as the attacker)."""
+    response.set_cookie(
+        LOGIN_COOKIE,
+        token,
+        max_age=3600,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/login",
     )
