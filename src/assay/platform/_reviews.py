@@ -446,17 +446,7 @@ class Reviews:
         why = self._revoked(history, board.stage)
         if why is not None and steps and steps[-1][0] == rr.CONCLUDED:  # the record says so too
             steps[-1] = (rr.CONCLUDED, {**steps[-1][1], "status": "inconclusive", "revoked": why})
-        entries = [
-            NewEntry(
-                kind=kind,
-                subject=sub.submission,
-                body=body,
-                problem=sub.problem,
-                participant=sub.participant,
-                at=now,
-            )
-            for kind, body in steps
-        ]
+        entries = [_about(sub, kind, body, now) for kind, body in steps]
         if not steps or steps[-1][0] != rr.CONCLUDED:
             return entries, None, 0
         conclusion = board.conclusion()
@@ -557,16 +547,7 @@ class Reviews:
             assert found is not None
             shown = self._materials(history, board, found.node)
             body, view = seat_claim(board, board.stage, seat, user, now, shown)
-            sub = history.submission
-            entry = NewEntry(
-                kind=rr.CLAIMED,
-                subject=submission,
-                body=body.to_json(),
-                problem=sub.problem,
-                participant=sub.participant,
-                at=now,
-            )
-            return [entry], view
+            return [_about(history.submission, rr.CLAIMED, body.to_json(), now)], view
 
         return self._commit(submission, act, seat)[0]  # type: ignore[no-any-return]
 
@@ -596,16 +577,7 @@ class Reviews:
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
             body, sha = seat_response(board, board.stage, seat, user, data)
-            sub = history.submission
-            entry = NewEntry(
-                kind=rr.RESPONDED,
-                subject=submission,
-                body=body.to_json(),
-                problem=sub.problem,
-                participant=sub.participant,
-                at=now,
-            )
-            return [entry], sha
+            return [_about(history.submission, rr.RESPONDED, body.to_json(), now)], sha
 
         sha, view, _ = self._commit(submission, act, seat)
         history = self.p._history(submission)
@@ -857,6 +829,19 @@ class Reviews:
                     )
                 )
         return found + report_materials(board, shows.reports_of)
+
+
+def _about(sub: r.SubmissionRecord, kind: str, body: dict[str, Any], now: datetime) -> NewEntry:
+    """An entry about the submission: its subject, problem and participant, so every review
+    fact is in the submission's one indexed history."""
+    return NewEntry(
+        kind=kind,
+        subject=sub.submission,
+        body=body,
+        problem=sub.problem,
+        participant=sub.participant,
+        at=now,
+    )
 
 
 def seat_claim(
