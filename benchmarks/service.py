@@ -8,6 +8,9 @@ Starts ``assay serve`` (real uvicorn, loopback, a free port) in its own process 
 - answer-check items/s through ``POST /v1/verify`` in batches of 256 (an httpx client), against
   the same items judged in-process (``assay.episodes.judge_item``, what the service runs per
   item); targets: at least 10,000 items/s and at least 50 % of the in-process rate;
+- the same items from two clients at once against ``assay serve --workers 2`` (how a trainer
+  with many rollout workers calls it, on both cores), against the same items judged in-process
+  by two processes (each half; the in-process rate on both cores);
 - single-item latency through ``/v1/verify`` (one answer item per request): p50 and p99, target
   p99 under 10 ms, beside ``GET /healthz`` round trips interleaved with them (the floor: HTTP on
   loopback with no judging, on the same machine at the same moment);
@@ -30,8 +33,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -63,11 +67,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def served(root: Path, timeout: float = 30.0) -> Iterator[str]:
+def served(root: Path, timeout: float = 120.0, workers: int = 1) -> Iterator[str]:
     """``assay serve`` on a free loopback port, in its own process; its base URL."""
     port = _free_port()
     command = [sys.executable, "-m", "assay", "serve", "--port", str(port)]
-    command += ["--workspace-root", str(root)]
+    command += ["--workspace-root", str(root), "--workers", str(workers)]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -108,6 +112,42 @@ def through_api(client: httpx.Client, items: Sequence[dict[str, Any]]) -> tuple[
         reply.raise_for_status()
         statuses += [r["status"] for r in reply.json()["results"]]
     return time.perf_counter() - start, statuses
+
+
+def _judge_share(items: Sequence[dict[str, Any]]) -> list[str]:
+    return in_process(items)[1]
+
+
+def in_processes(
+    pool: ProcessPoolExecutor, items: Sequence[dict[str, Any]], shares: int
+) -> tuple[float, list[str]]:
+    """``items`` judged in-process by ``shares`` processes at once (each a contiguous share)."""
+    size = -(-len(items) // shares)
+    start = time.perf_counter()
+    parts = list(pool.map(_judge_share, [items[i : i + size] for i in range(0, len(items), size)]))
+    return time.perf_counter() - start, [status for part in parts for status in part]
+
+
+def concurrently_through_api(
+    clients: Sequence[httpx.Client], items: Sequence[dict[str, Any]]
+) -> tuple[float, list[str]]:
+    """Batches of ``items`` sent by ``len(clients)`` clients at once (batch ``i`` by client
+    ``i % len(clients)``), as a trainer's rollout workers send them."""
+    batches = [items[i : i + BATCH] for i in range(0, len(items), BATCH)]
+
+    def send(which: int) -> list[tuple[int, list[str]]]:
+        done = []
+        for number in range(which, len(batches), len(clients)):
+            reply = clients[which].post("/v1/verify", json={"items": batches[number]})
+            reply.raise_for_status()
+            done.append((number, [r["status"] for r in reply.json()["results"]]))
+        return done
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=len(clients)) as senders:
+        sent = [part for done in senders.map(send, range(len(clients))) for part in done]
+    elapsed = time.perf_counter() - start
+    return elapsed, [status for _, part in sorted(sent) for status in part]
 
 
 def latencies(
@@ -183,11 +223,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         api_rate, local_rate = args.n / min(api_times), args.n / min(local_times)
         single, floor = latencies(client, items[: args.singles])
         direct, api = sandboxed_rates(client, Path(folder), args.checks)
+    cores = min(2, os.cpu_count() or 1)
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        served(Path(folder), workers=cores) as url,
+        ProcessPoolExecutor(cores, mp_context=get_context("forkserver")) as pool,
+    ):
+        # uvicorn's workers accept from one socket: with two connections per worker, the odds
+        # that every connection lands on the same worker are small (and are the real odds)
+        clients = [httpx.Client(base_url=url, timeout=60) for _ in range(2 * cores)]
+        try:
+            concurrently_through_api(clients, items[: BATCH * cores * 2])  # warm every worker
+            in_processes(pool, items[: BATCH * cores], cores)
+            wide_api, wide_local = [], []
+            for _ in range(args.repeat):
+                wide_api.append(concurrently_through_api(clients, items))
+                wide_local.append(in_processes(pool, items, cores))
+        finally:
+            for each in clients:
+                each.close()
+    wide_api_rate = args.n / min(t for t, _ in wide_api)
+    wide_local_rate = args.n / min(t for t, _ in wide_local)
     same = sum(a == b for a, b in zip(api_statuses, local_statuses, strict=True))
+    same += sum(
+        a == b
+        for (_, api_part), (_, local_part) in zip(wide_api, wide_local, strict=True)
+        for a, b in zip(api_part, local_part, strict=True)
+    )
+    compared = len(items) * (1 + len(wide_api))
     print(
         f"answer items through /v1/verify (batches of {BATCH}) {api_rate:>9,.0f} items/s   "
         f"in-process {local_rate:,.0f} items/s   ratio {api_rate / local_rate:.0%} "
         "(targets: >= 10,000 items/s, >= 50%)"
+    )
+    print(
+        f"the same, {2 * cores} clients at once, --workers {cores} {wide_api_rate:>9,.0f} items/s   "
+        f"in-process on {cores} processes {wide_local_rate:,.0f} items/s   "
+        f"ratio {wide_api_rate / wide_local_rate:.0%} (target: >= 10,000 items/s on 2 cores)"
     )
     print(
         f"single-item latency       p50 {_percentile(single, 0.5) * 1000:6.2f} ms   "
@@ -202,8 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"sandboxed python checks/s through the API {api:6.1f}   direct {direct:6.1f}   "
         f"API cost {1 - api / direct:+.0%} (target < 10%)"
     )
-    print(f"verdicts: same through the API and in-process on {same}/{len(items)}")
-    return 0 if same == len(items) else 1
+    print(f"verdicts: same through the API and in-process on {same}/{compared}")
+    return 0 if same == compared else 1
 
 
 if __name__ == "__main__":

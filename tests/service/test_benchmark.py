@@ -19,4 +19,6 @@ def test_service_benchmark_runs_with_the_same_verdicts(capsys: pytest.CaptureFix
     assert "items/s" in out and "ratio" in out
     assert "p99" in out
     assert "API cost" in out
-    assert "same through the API and in-process on 1024/1024" in out
+    assert "--workers 2" in out  # the two-core row: two workers, clients at once
+    # every item compared twice: one worker and sequential batches, then two workers at once
+    assert "same through the API and in-process on 2048/2048" in out

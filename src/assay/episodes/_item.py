@@ -14,7 +14,9 @@ names a path is refused. Nothing in an item is evaluated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import json
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -25,6 +27,9 @@ from assay._errors import InvalidInput
 from assay._signed import canonical_digest
 from assay.checks import CheckContext, Receipt, Task, build_checks, spec_error
 from assay.status import Mode
+
+_STRICT = json.JSONEncoder(allow_nan=False)
+"""Refuses what strict JSON cannot carry (NaN, infinity, bytes, sets), as the digest does."""
 
 UNFIT_LABEL = "label_does_not_fit"
 """The key a template puts in an item when the label does not fit it: the item is then refused,
@@ -65,12 +70,19 @@ class Episode:
     idempotency_key: str | None
     runs_code: bool
     """Some check runs code in the sandbox: seconds, not microseconds (a service queues it)."""
-    fingerprint: str
-    """sha256 of the item without ``id`` and ``idempotency_key``: a key stands for this work
-    only, so a key sent again with other work can never be answered with the first verdict."""
+    body: dict[str, Any] = field(repr=False, compare=False)
+    """The item as sent, without ``id`` and ``idempotency_key`` (what the fingerprint covers)."""
     reads_files: bool = False
     """The item names a workspace or a verifier-side file: its verdict depends on files the
     fingerprint does not cover, so no stored verdict may ever answer it again."""
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """sha256 of the item without ``id`` and ``idempotency_key``: a key stands for this work
+        only, so a key sent again with other work can never be answered with the first verdict.
+        Computed when first asked (an item with a key: while it is parsed), not for every item:
+        at thousands of items a second the digest is a tenth of the cost of judging one."""
+        return canonical_digest(self.body)
 
 
 def item_id(data: Any) -> str:
@@ -153,18 +165,19 @@ def parse_episode(
         config=config,
     )
     body = {key: value for key, value in data.items() if key not in ("id", "idempotency_key")}
-    try:
-        fingerprint = canonical_digest(body)
-    except (ValueError, TypeError) as exc:  # NaN, bytes, a set: a Python caller's values
-        raise InvalidInput(f"holds a value JSON cannot carry: {exc}", where=where) from None
-    return Episode(
+    episode = Episode(
         id=item.id,
         task=Task(checks, mode, context),
         idempotency_key=item.idempotency_key,
         runs_code=any(check.spec.runs_code for check in checks),
-        fingerprint=fingerprint,
+        body=body,
         reads_files=named_files,
     )
+    try:  # the digest when a key needs it now, else the cheaper plain encoding
+        _ = episode.fingerprint if episode.idempotency_key is not None else _STRICT.encode(body)
+    except (ValueError, TypeError) as exc:  # NaN, bytes, a set: a Python caller's values
+        raise InvalidInput(f"holds a value JSON cannot carry: {exc}", where=where) from None
+    return episode
 
 
 def root_path(root: Path | None) -> Path | None:

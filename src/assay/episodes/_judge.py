@@ -9,7 +9,6 @@ from assay._config import Config
 from assay._errors import InvalidInput
 from assay.episodes._item import Episode, item_id, parse_episode
 from assay.episodes._result import EpisodeResult
-from assay.status import Outcome, Status
 
 
 def judge(episode: Episode) -> EpisodeResult:
@@ -17,10 +16,8 @@ def judge(episode: Episode) -> EpisodeResult:
     try:
         return EpisodeResult.of(episode.id, episode.task.run())
     except Exception as exc:  # the engine catches kinds' exceptions; this is its own failure
-        outcome = Outcome.error(f"assay failed judging this item: {type(exc).__name__}: {exc}")
-        return EpisodeResult.model_construct(
-            id=episode.id, status=Status.ERROR, score=None, reward=None, outcomes=(outcome,)
-        )
+        message = f"assay failed judging this item: {type(exc).__name__}: {exc}"
+        return EpisodeResult.invalid(episode.id, message)
 
 
 def judge_item(

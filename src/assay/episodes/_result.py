@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from assay._wire import WireModel
+from assay._wire import WireModel, unvalidated
 from assay.status import Outcome, Report, Status
 
 
@@ -32,15 +32,34 @@ class EpisodeResult(WireModel):
     def of(cls, id: str, report: Report) -> EpisodeResult:
         """The result of an item whose checks ran: the report's verdict under the item's id."""
         reward = report.score if report.status.concluded else None
-        return cls.model_construct(
-            id=id, status=report.status, score=report.score, reward=reward, outcomes=report.outcomes
-        )
+        return cls._made(id, report.status, report.score, reward, report.outcomes)
 
     @classmethod
     def invalid(cls, id: str, message: str) -> EpisodeResult:
-        """An item assay could not judge as sent: ``error`` (never a finding about the work),
-        its one outcome naming the field that is wrong."""
-        outcome = Outcome.error(message)
-        return cls.model_construct(
-            id=id, status=Status.ERROR, score=None, reward=None, outcomes=(outcome,)
-        )
+        """An item assay did not judge: ``error`` (never a finding about the work), its one
+        outcome saying why (the field that is wrong as sent, or assay's own failure)."""
+        return cls._made(id, Status.ERROR, None, None, (Outcome.error(message),))
+
+    @classmethod
+    def _made(
+        cls,
+        id: str,
+        status: Status,
+        score: float | None,
+        reward: float | None,
+        outcomes: tuple[Outcome, ...],
+    ) -> EpisodeResult:
+        """One result per item, thousands a second: built from values assay made and checked
+        (a validated report, a status), so not validated again."""
+        fields = {
+            "schema_": "assay.result/1",
+            "id": id,
+            "status": status,
+            "score": score,
+            "reward": reward,
+            "outcomes": outcomes,
+        }
+        return unvalidated(cls, fields, set(_GIVEN))
+
+
+_GIVEN = ("id", "status", "score", "reward", "outcomes")

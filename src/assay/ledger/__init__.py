@@ -8,10 +8,11 @@ triggers refuse UPDATE and DELETE (and TRUNCATE on PostgreSQL), and ``Ledger.ver
 chain and names the first row that was edited, deleted or reordered.
 """
 
+from assay._wire import unvalidated
 from assay.ledger._blobs import Blob, BlobStore
 from assay.ledger._errors import BlobMissing, LedgerError
 from assay.ledger._ledger import Ledger, Reader
-from assay.ledger._models import ChainReport, Entry, NewEntry, unvalidated
+from assay.ledger._models import ChainReport, Entry, NewEntry
 
 __all__ = [
     "Blob",

@@ -27,12 +27,13 @@ import sqlalchemy as sa
 
 from assay._config import Config
 from assay._errors import InvalidInput
+from assay._wire import unvalidated
 from assay.ledger._blobs import BlobStore
 from assay.ledger._chain import GENESIS, Row, at_text, body_text, parse_at, row_hash, walk
 from assay.ledger._engine import LOCK_KEY, make_engine
 from assay.ledger._errors import LedgerError
 from assay.ledger._migrate import upgrade
-from assay.ledger._models import ChainReport, Entry, NewEntry, unvalidated
+from assay.ledger._models import ChainReport, Entry, NewEntry
 from assay.ledger._tables import history
 
 _c = history.c

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay._wire import WireModel
+from assay._wire import WireModel, unvalidated
 
 
 class NewEntry(BaseModel):
@@ -79,22 +79,6 @@ class NewEntry(BaseModel):
                 "at": at,
             },
         )
-
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def unvalidated(model: type[M], fields: dict[str, Any], given: set[str] | None = None) -> M:
-    """A ``model`` holding ``fields`` (every field, in declaration order) as given, without
-    validation: for values the caller produced and knows valid. ``model_construct`` does the
-    same at several times the cost. ``given``: the fields set explicitly (default: all of
-    ``fields``; a caller with a ready set passes a copy of it, which is cheaper)."""
-    made = model.__new__(model)
-    object.__setattr__(made, "__dict__", fields)
-    object.__setattr__(made, "__pydantic_fields_set__", set(fields) if given is None else given)
-    object.__setattr__(made, "__pydantic_extra__", None)
-    object.__setattr__(made, "__pydantic_private__", None)
-    return made
 
 
 class Entry(NewEntry):

@@ -2,6 +2,7 @@
 revision they were made under, and an append-only record of every run (in ``assay.ledger``)."""
 
 from assay.platform._allowance import AllowanceUsed
+from assay.platform._archive import ArchiveLimits, extract_problem_archive, publish_archive
 from assay.platform._campaigns import CampaignView
 from assay.platform._contract import Contract, ExternalStage, ReviewStage, Role, SandboxStage
 from assay.platform._folder import Draft, FolderInvalid, load_folder
@@ -23,6 +24,7 @@ from assay.platform._views import (
 
 __all__ = [
     "AllowanceUsed",
+    "ArchiveLimits",
     "Binding",
     "CampaignView",
     "ClaimView",
@@ -49,8 +51,10 @@ __all__ = [
     "VerifierView",
     "Verdict",
     "Work",
+    "extract_problem_archive",
     "load_folder",
     "preflight",
+    "publish_archive",
     "review_report",
     "verifier_view",
     "when",

@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,7 +28,7 @@ from pydantic import Field
 from assay._errors import InvalidInput
 from assay._signed import canonical_digest, canonical_json
 from assay._wire import WireModel
-from assay.ledger import Entry, LedgerError, NewEntry, Reader
+from assay.ledger import BlobMissing, Entry, LedgerError, NewEntry, Reader
 from assay.platform import _records as r
 from assay.platform._reviews import (
     ClaimView,
@@ -38,8 +39,9 @@ from assay.platform._reviews import (
     seat_response,
     stage_review,
 )
-from assay.review import Board, Material, Protocol, ReduceNode, parse_seat
+from assay.review import Board, Material, Protocol, ReduceNode, ReviewNode, parse_seat
 from assay.review import records as rr
+from assay.review._reduce import _exact
 
 if TYPE_CHECKING:
     from assay.platform._reviews import Reviews
@@ -216,8 +218,11 @@ class Campaigns:
         by: str,
         n: int | None = None,
         seed: int | None = None,
+        source: str | None = None,
     ) -> CampaignView:
-        """Open a campaign over a folder's files or a runs query (sampled when ``n``)."""
+        """Open a campaign over a folder's files or a runs query (sampled when ``n``);
+        ``source``: what to record as the items' origin instead of ``items`` (an upload's
+        temporary folder means nothing later)."""
         from assay.platform._platform import new_id, person
 
         person(by)
@@ -248,7 +253,7 @@ class Campaigns:
             protocol=protocol.to_json(),
             protocol_id=protocol_id(protocol),
             by=by,
-            source=items,
+            source=source or items,
             candidates=total,
             sample=n,
             seed=seed if n is not None else None,
@@ -346,9 +351,68 @@ class Campaigns:
             raise InvalidInput(f"no item {iid!r} in campaign {cid}", where="SEAT")
         return record, protocol, opened, item
 
-    def _board(self, iid: str, entries: list[Entry], now: datetime) -> Board:
-        record, protocol, opened, _ = self._item(iid)
-        return Board(protocol, iid, record.campaign, STAGE, opened, entries, now)
+    def _board(
+        self, iid: str, entries: list[Entry], now: datetime, gone: dict[str, set[str]] | None = None
+    ) -> Board:
+        record, protocol, opened, item = self._item(iid)
+        return self._item_board(record, protocol, opened, item, entries, now, gone)
+
+    def _item_board(
+        self,
+        record: CampaignRecord,
+        protocol: Protocol,
+        opened: datetime,
+        item: ItemRecord,
+        entries: list[Entry],
+        now: datetime,
+        gone: dict[str, set[str]] | None = None,
+    ) -> Board:
+        """The item's board; concluded inconclusive before anyone answers when the run's
+        submission lost an artifact a node shows (withdrawn work is never reviewed: the stage's
+        rule, ``Reviews._foregone``). ``gone``: every submission's withdrawn roles, read once
+        for a listing (read here when None)."""
+        board = Board(protocol, item.item, record.campaign, STAGE, opened, entries, now)
+        if board.concluded is not None or item.submission is None:
+            return board
+        roles = sorted((self._gone() if gone is None else gone).get(item.submission, set()))
+        shows = any(
+            protocol.review(name).shows.submission
+            for name, node in protocol.nodes.items()
+            if isinstance(node, ReviewNode)
+        )
+        if not roles or not shows:
+            return board
+        foregone = rr.ConcludedRecord(
+            run=board.run,
+            stage=board.stage,
+            outcome="unresolved",
+            status="inconclusive",
+            detail=f"the artifact {roles[0]!r} was withdrawn; nobody can review it",
+        )
+        return Board(protocol, item.item, record.campaign, STAGE, opened, entries, now, foregone)
+
+    def _gone(self) -> dict[str, set[str]]:
+        """Every submission's withdrawn artifact roles (one read for a whole listing)."""
+        found: dict[str, set[str]] = {}
+        for entry in self.p.ledger.find(kind=r.WITHDRAWN):
+            found.setdefault(entry.subject, set()).add(entry.body["artifact"]["role"])
+        return found
+
+    def _conflict(
+        self,
+        item: ItemRecord,
+        user: str,
+        node: ReviewNode,
+        now: datetime,
+        participants: dict[str, set[str]] | None = None,
+    ) -> str | None:
+        """Why ``user``, a participant of a run item's problem, may not sit on ``node`` now
+        (private work before the cutoff, a reference the node shows still sealed): the stage's
+        rule, ``Reviews._participant_conflict``. None for a file item."""
+        if item.submission is None:
+            return None
+        history = self.p._history(item.submission)
+        return self.reviews._participant_conflict(history, user, node, now, participants)
 
     def owns(self, subject: str) -> bool:
         """Whether a seat's first part names a campaign item rather than a submission."""
@@ -369,10 +433,12 @@ class Campaigns:
             self.advance(item.item)
         now = self.p.clock()
         grouped = self._entries(cid)
+        gone = self._gone()
         views = []
         boards = []
         for item in record.items:
-            board = Board(protocol, item.item, cid, STAGE, opened, grouped.get(item.item, []), now)
+            entries = grouped.get(item.item, [])
+            board = self._item_board(record, protocol, opened, item, entries, now, gone)
             boards.append((item, board))
             end = board.concluded
             views.append(
@@ -461,14 +527,15 @@ class Campaigns:
         held: list[SeatView] = []
         campaigns = self.all()
         read = self.p.ledger.find(kind=rr.KINDS) if campaigns else []
+        gone = self._gone() if campaigns else {}
+        participants: dict[str, set[str]] = {}
         for cid in campaigns:
             record, protocol, opened = self.record(cid)
             grouped = self._entries(cid, read)
             now = self.p.clock()
             for item in record.items:
-                board = Board(
-                    protocol, item.item, cid, STAGE, opened, grouped.get(item.item, []), now
-                )
+                entries = grouped.get(item.item, [])
+                board = self._item_board(record, protocol, opened, item, entries, now, gone)
                 if board.concluded is not None or board.conclusion() is not None:
                     continue
                 for name, state in board.nodes.items():
@@ -487,7 +554,11 @@ class Campaigns:
                         )
                         if seat.user == user and seat.state == "claimed":
                             held.append(view)
-                        elif board.why_not_claim(seat.id, user, groups, _submitter(item)) is None:
+                        elif (
+                            board.why_not_claim(seat.id, user, groups, _submitter(item)) is None
+                            and self._conflict(item, user, protocol.review(name), now, participants)
+                            is None
+                        ):
                             open_.append(view)
         return open_, held
 
@@ -497,13 +568,19 @@ class Campaigns:
 
         def act(board: Board, item: ItemRecord, now: datetime) -> tuple[list[NewEntry], Any]:
             why = board.why_not_claim(seat, user, self.reviews.groups(user), _submitter(item))
+            found = board.seat(seat)
+            if why is None and found is not None:
+                why = self._conflict(item, user, board.protocol.review(found.node), now)
             if why is not None:
                 raise InvalidInput(f"{seat}: {why}", where="SEAT")
-            found = board.seat(seat)
             assert found is not None
             shown = self._materials(board, item, found.node)
             body, view = seat_claim(board, STAGE, seat, user, now, shown)
-            return [NewEntry(kind=rr.CLAIMED, subject=iid, body=body.to_json(), at=now)], view
+            # the item's problem on the claim: ``Reviews.readers`` then knows who read its work
+            claimed = NewEntry(
+                kind=rr.CLAIMED, subject=iid, body=body.to_json(), problem=item.problem, at=now
+            )
+            return [claimed], view
 
         return self._commit(iid, act, seat)  # type: ignore[no-any-return]
 
@@ -528,8 +605,11 @@ class Campaigns:
         return sha, [s for s in steps if "op" in s], concluded
 
     def material(self, seat: str, uri: str, user: str) -> bytes:
-        """The bytes of a material the seat showed ``user``."""
+        """The bytes of a material the seat showed ``user``, found by its whole URI and only
+        when they hash to what the seat listed; a run item's as a stage serves its own (the
+        participant conflict checked again, a withdrawn artifact refused)."""
         iid = _item_of(seat)
+        _, _, _, item = self._item(iid)
         entries = self.p.ledger.find(subject=iid)
         board = self._board(iid, entries, self.p.clock())
         found = board.seat(seat)
@@ -537,18 +617,21 @@ class Campaigns:
         if found is not None and found.user == user:
             shown = (found.response or found.claim).shown  # type: ignore[union-attr]
         material = next((m for m in shown or [] if m.uri == uri), None)
-        if material is None:
+        if material is None or found is None:
             raise InvalidInput(f"{uri!r} is not a material of a seat {user!r} holds", where="URI")
-        if uri.startswith("assay://review/"):
-            for state in board.nodes.values():
-                for other in state.seats:
-                    if other.response and other.response.response_sha256 == material.sha256:
-                        return canonical_json(other.response.response).encode()
-        if uri.endswith("/summary"):
-            _, _, _, item = self._item(iid)
-            assert item.submission is not None
-            return (self.p._history(item.submission).submission.summary or "").encode()
-        return self.p.ledger.blobs.read(material.sha256)
+        if item.submission is not None:
+            conflicted = self._conflict(item, user, board.protocol.review(found.node), board.now)
+            if conflicted is not None:
+                raise InvalidInput(f"{seat}: {conflicted}", where="SEAT")
+            data = self.reviews._bytes_of(self.p._history(item.submission), board, material)
+        else:
+            data = _file_bytes(self.p, board, material)
+        if hashlib.sha256(data).hexdigest() != material.sha256:
+            raise InvalidInput(
+                f"{uri!r}: the stored bytes do not hash to the sha256 this seat listed",
+                where="URI",
+            )
+        return data
 
     def _materials(self, board: Board, item: ItemRecord, node: str) -> list[Material]:
         """What the node shows of the item: a run's submission as a review stage shows it
@@ -564,6 +647,22 @@ class Campaigns:
 
 class _Raced(Exception):
     """The item's entries changed between the read and the write."""
+
+
+def _file_bytes(platform: Any, board: Board, material: Material) -> bytes:
+    """A file item's material: an earlier seat's report (by its whole URI), or the file."""
+    for state in board.nodes.values():
+        for other in state.seats:
+            if material.uri == f"assay://review/{board.run}/{other.node}/{other.index}":
+                if other.response is None:
+                    break
+                return canonical_json(other.response.response).encode()
+    try:
+        return platform.ledger.blobs.read(material.sha256)  # type: ignore[no-any-return]
+    except BlobMissing:
+        raise InvalidInput(
+            f"{material.uri!r}: its bytes are no longer stored", where="URI"
+        ) from None
 
 
 def _submitter(item: ItemRecord) -> str:
@@ -602,11 +701,12 @@ def ranking(
         return None, None
     scored: list[tuple[Fraction, int, ItemRecord, int]] = []
     for place, (item, board) in enumerate(boards):
-        values = [
-            Fraction(repr(float(response[node.field])))
+        values = [  # exactly as the reducer reads them: a number as written (Decimal) counts
+            _exact(response[node.field])
             for responses in board.responses(node.inputs).values()
             for response in responses or []
-            if isinstance(response.get(node.field), (int, float))
+            if isinstance(response.get(node.field), (int, float, Decimal))
+            and not isinstance(response.get(node.field), bool)
         ]
         if values:
             scored.append((sum(values, Fraction(0)) / len(values), place, item, len(values)))

@@ -15,6 +15,7 @@ from assay.web._access import Refused, Web
 from assay.web._api import install_api
 from assay.web._identity import Identity, bearer, csrf_for
 from assay.web._pages import install_pages
+from assay.web._report_page import install_report
 
 if TYPE_CHECKING:
     from assay.service import Settings
@@ -27,6 +28,7 @@ def install_web(app: FastAPI, settings: Settings) -> Web:
     app.state.web = web
     install_api(app, web, settings.max_body_bytes)
     install_pages(app, web, settings.max_body_bytes)
+    install_report(app, web, settings.max_body_bytes)  # the review report, campaigns
     return web
 
 

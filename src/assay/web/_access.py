@@ -22,16 +22,22 @@ from assay._config import Config
 from assay._errors import InvalidInput
 from assay.platform import (
     AllowanceUsed,
+    ArchiveLimits,
     Contract,
+    ExternalStage,
     Platform,
     ProblemView,
+    Published,
     ReviewStage,
     Revision,
     RunView,
     SubmissionView,
+    publish_archive,
 )
 from assay.review import ReviewNode, parse_protocol, parse_seat
+from assay.status import Status
 from assay.web._identity import Identity
+from assay.web._throttle import LoginLimits
 
 # The platform's entry kinds this module reads (``assay.platform`` writes them).
 PROBLEM = "problem.published"
@@ -66,6 +72,16 @@ class SeatPage:
     response: dict[str, Any] | None = None
 
 
+@dataclass
+class ExternalForm:
+    """An external stage of a submission's contract that the asker is named to conclude."""
+
+    submission: str
+    problem: str
+    participant: str
+    stage: ExternalStage
+
+
 class Web:
     """The platform the pages and the API share (opened on first use), and the identity."""
 
@@ -73,6 +89,8 @@ class Web:
         self.config = config
         self._platform: Platform | None = None
         self._lock = threading.Lock()
+        self.limits = LoginLimits()
+        """Sign-in rate limits, in this process's memory (``assay.web._throttle``)."""
 
     @property
     def platform(self) -> Platform:
@@ -188,6 +206,17 @@ class Web:
             except InvalidInput as exc:
                 raise Refused(422, str(exc)) from None
 
+    def _contract_of(self, submission: str) -> tuple[Revision, Contract | None, str]:
+        """The revision a submission was made under, its contract and the participant; 404
+        for an unknown id (a submission owned by a campaign included)."""
+        made = self.platform.ledger.find(kind=SUBMISSION, subject=submission)
+        if not made:
+            raise Refused(404, NOT_FOUND)
+        revision = self.revision(made[0].body["revision"])
+        found = self.platform.ledger.find(kind=CONTRACT, subject=revision.contract or "")
+        contract = Contract.model_validate(found[0].body) if found else None
+        return revision, contract, str(made[0].body["participant"])
+
     def submission(self, submission: str, user: str) -> SubmissionView:
         """The submission as ``user`` may see it; 404 when they may not (as for an unknown id)."""
         try:
@@ -203,6 +232,79 @@ class Web:
         except InvalidInput:
             raise Refused(403, "only the problem's managers re-check a submission") from None
 
+    # ------------------------------------------------------------------ external stages
+
+    def external_forms(self, submission: str, user: str) -> dict[str, ExternalForm]:
+        """The external stages of the submission's contract that ``user`` is named to conclude
+        (the party of a party stage, a supplier of a rule stage's evidence; never the
+        submission's own participant). This only decides which forms to offer: the platform
+        applies its rule again when recording (``Platform.record_external``)."""
+        revision, contract, participant = self._contract_of(submission)
+        forms = {}
+        for stage in contract.stages if contract else []:
+            if not isinstance(stage, ExternalStage) or user == participant:
+                continue
+            named = (
+                stage.party == user
+                if stage.mechanism == "party"
+                else user in (stage.supplied_by or [])
+            )
+            if named:
+                forms[stage.name] = ExternalForm(submission, revision.problem, participant, stage)
+        return forms
+
+    def external_form(self, submission: str, stage: str, user: str) -> ExternalForm:
+        """The form of one stage ``user`` is named to conclude; 404 for anyone else (whether
+        the submission or the stage exists is not said)."""
+        try:
+            return self.external_forms(submission, user)[stage]
+        except KeyError:
+            raise Refused(404, NOT_FOUND) from None
+
+    def record_external(
+        self,
+        submission: str,
+        stage: str,
+        user: str,
+        *,
+        evidence: bytes | None = None,
+        status: Status | None = None,
+        reason: str | None = None,
+    ) -> RunView:
+        """Conclude the external stage as ``user`` (``Platform.record_external``); a refusal
+        keeps the platform's message and the option it names (``--evidence``, ``--result``)."""
+        try:
+            return self.platform.record_external(
+                submission, stage, user, evidence=evidence, status=status, reason=reason
+            )
+        except InvalidInput as exc:
+            try:  # a submission this user may not see: not found, whatever the reason
+                self.submission(submission, user)
+            except Refused:
+                if stage not in self.external_forms(submission, user):
+                    raise
+            raise Refused(422, str(exc)) from None
+
+    # ------------------------------------------------------------------ publishing
+
+    def archive_limits(self) -> ArchiveLimits:
+        """The caps on an uploaded problem archive (no more than the staging cap)."""
+        staged = self.config.max_staged_mb * 1024 * 1024
+        return ArchiveLimits(total_bytes=min(ArchiveLimits.total_bytes, staged))
+
+    def publish(self, data: bytes, user: str) -> Published:
+        """Publish the problem folder an uploaded ``.tar.gz`` or ``.zip`` holds, as ``user``:
+        extracted safely into a fresh scratch folder, then the platform's publish, exactly as
+        ``assay problem publish FOLDER`` (a new problem makes ``user`` its manager; a new
+        revision needs ``user`` to manage the problem). 422 names what is wrong; 403 when
+        ``user`` does not manage the problem."""
+        try:
+            return publish_archive(self.platform, data, user, self.archive_limits())
+        except InvalidInput as exc:
+            if exc.where == "--as":
+                raise Refused(403, str(exc).removeprefix("--as: ")) from None
+            raise Refused(422, str(exc)) from None
+
     # ------------------------------------------------------------------ review
 
     def seat_page(self, seat: str, user: str) -> SeatPage:
@@ -211,25 +313,12 @@ class Web:
         if parsed is None:
             raise Refused(404, NOT_FOUND)
         submission, _run, stage, node_name, _ = parsed
-        try:
-            record = self.platform.reviews.show(submission, user)
-        except (InvalidInput, StopIteration):
-            raise Refused(404, NOT_FOUND) from None
-        mine = None
-        for review in record.reviews:
-            for found_node in review.nodes:
-                for s in found_node.seats:
-                    if s.seat == seat and s.user == user:
-                        mine = s
-        if mine is None:
-            raise Refused(404, NOT_FOUND)
-        made = self.platform.ledger.find(kind=SUBMISSION, subject=submission)
-        revision = self.revision(made[0].body["revision"])
-        contract = Contract.model_validate(
-            self.platform.ledger.find(kind=CONTRACT, subject=revision.contract)[0].body
-        )
-        found = next(s for s in contract.stages if isinstance(s, ReviewStage) and s.name == stage)
-        node = parse_protocol(found.protocol).review(node_name)
+        if self.platform.reviews.campaigns.owns(submission):  # a campaign item's seat
+            from assay.web._campaigns import campaign_seat
+
+            problem, node, mine = campaign_seat(self, seat, user)
+        else:
+            problem, node, mine = self._stage_seat(seat, submission, stage, node_name, user)
         materials = []
         for m in mine.shown:
             text = None
@@ -243,7 +332,7 @@ class Web:
             materials.append({**m.to_json(), "text": text})
         return SeatPage(
             seat=seat,
-            problem=revision.problem,
+            problem=problem,
             node=node,
             node_name=node_name,
             state=mine.state,
@@ -251,6 +340,28 @@ class Web:
             materials=materials,
             response=mine.response,
         )
+
+    def _stage_seat(
+        self, seat: str, submission: str, stage: str, node_name: str, user: str
+    ) -> tuple[str, ReviewNode, Any]:
+        """A review stage's seat ``user`` holds or answered: its problem, node and record."""
+        try:
+            record = self.platform.reviews.show(submission, user)
+        except (InvalidInput, StopIteration):
+            raise Refused(404, NOT_FOUND) from None
+        mine = None
+        for review in record.reviews:
+            for found_node in review.nodes:
+                for s in found_node.seats:
+                    if s.seat == seat and s.user == user:
+                        mine = s
+        if mine is None:
+            raise Refused(404, NOT_FOUND)
+        revision, contract, _ = self._contract_of(submission)
+        if contract is None:
+            raise Refused(404, NOT_FOUND)
+        found = next(s for s in contract.stages if isinstance(s, ReviewStage) and s.name == stage)
+        return revision.problem, parse_protocol(found.protocol).review(node_name), mine
 
     def material(self, seat: str, uri: str, user: str) -> bytes:
         """A material of a seat ``user`` holds; 404 for anything else, whatever the reason."""

@@ -1,5 +1,6 @@
 """The JSON API under ``/v1`` for people (bearer tokens): problems, submissions, re-checks,
-revocations, review seats and allowances. Each route is a thin twin of one ``Web`` method and
+revocations, review seats, external evidence, allowances, and publishing a problem from an
+uploaded folder archive. Each route is a thin twin of one ``Web`` method and
 answers the document the CLI's ``--json`` prints. The acting user is always the token's owner,
 never a name from the request."""
 
@@ -16,7 +17,8 @@ from assay._errors import InvalidInput
 from assay.status import Status
 from assay.web._access import Refused, Web
 from assay.web._identity import bearer
-from assay.web._uploads import read_upload
+from assay.web._throttle import client_of
+from assay.web._uploads import read_archive_upload, read_upload
 
 ROLE_NEEDED = "your roles do not include {role} (assay user add NAME --role {role})"
 
@@ -44,7 +46,17 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
 
     def user(request: Request, role: str | None = None) -> str:
         token = bearer(request.headers.get("authorization"))
+        client = client_of(request.client.host if request.client else None)
+        wait = web.limits.failures.wait(client)
+        if wait:  # refused before the token is looked at: a guesser learns nothing more
+            raise HTTPException(
+                429,
+                f"too many failed sign-ins from this address; retry in {wait} s",
+                {"Retry-After": str(wait)},
+            )
         name = web.identity.user_of_token(token) if token else None
+        if name is None and request.headers.get("authorization"):
+            web.limits.failures.record(client)
         if name is None:
             raise HTTPException(
                 401,
@@ -77,6 +89,17 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     def problems(request: Request) -> Response:
         user(request)
         return _json({"problems": web.problems()})
+
+    @router.post("/problems", status_code=201)
+    async def publish(request: Request) -> Response:
+        """Multipart with one file field, ``archive``: a ``.tar.gz`` or ``.zip`` of a problem
+        folder (``problem.yaml`` at its top or in its one top-level folder). Publishes it as
+        ``assay problem publish`` does: ``assay.published/1`` (201 when new, 200 when the same
+        folder was published before). 422 names what is wrong; nothing is published then."""
+        name = user(request, "manager")
+        data, _ = await read_archive_upload(request, max_body)
+        done = await _threaded(call, web.publish, data, name)
+        return _json(done.to_json(), 201 if done.new else 200)
 
     @router.get("/problems/{problem}")
     def problem(request: Request, problem: str) -> Response:
@@ -150,18 +173,12 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
             raise HTTPException(422, "result: a party records verified, refuted or inconclusive")
         status = Status(result) if isinstance(result, str) else None
         evidence = json.dumps(body["evidence"]).encode() if "evidence" in body else None
-        try:
-            view = await _threaded(
-                lambda: web.platform.record_external(
-                    submission, stage, name, evidence=evidence, status=status, reason=reason
-                )
-            )
-        except InvalidInput as exc:
-            try:  # a submission this user may not see: not found, whatever the reason
-                await _threaded(web.submission, submission, name)
-            except Refused as hidden:
-                raise _refused(hidden) from None
-            raise HTTPException(422, str(exc)) from None
+        view = await _threaded(
+            call,
+            lambda: web.record_external(
+                submission, stage, name, evidence=evidence, status=status, reason=reason
+            ),
+        )
         return _json(view.to_json())
 
     @router.get("/seats")

@@ -5,7 +5,8 @@ that changes something carries the session's CSRF token, checked before anything
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,7 +23,8 @@ from assay.status import Status
 from assay.web import _form
 from assay.web._access import Refused, Web
 from assay.web._identity import LOGIN_COOKIE, SESSION_COOKIE, SESSION_HOURS, csrf_for, same
-from assay.web._uploads import read_upload
+from assay.web._throttle import client_of
+from assay.web._uploads import read_archive_upload, read_upload
 
 HEADERS = {
     "Content-Security-Policy": (
@@ -34,6 +36,19 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 REFRESH_SECONDS = 5
+
+
+@dataclass(frozen=True)
+class PageKit:
+    """What a module of pages gets from ``install_pages``: ``render`` a template with the
+    user's header, ``who`` is signed in (or the login page; a role when given), the posted
+    ``checked_form`` after its CSRF check, and the ``page`` decorator that shows refusals as
+    error pages."""
+
+    render: Callable[..., HTMLResponse]
+    who: Callable[..., str]
+    checked_form: Callable[..., Awaitable[tuple[str, Any]]]
+    page: Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 class _Login(Exception):
@@ -170,24 +185,37 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         if not isinstance(given, str) or not cookie or not same(given, cookie):
             raise PageError(403, "This form has expired; reload the login page and try again.")
         token = form.get("token")
-        started = None
-        if isinstance(token, str) and 0 < len(token.strip()) <= 512:
-            started = await run_in_threadpool(web.identity.start, token.strip())
         nxt = _safe_next(form.get("next") if isinstance(form.get("next"), str) else None)  # type: ignore[arg-type]
-        if started is None:
+        client = client_of(request.client.host if request.client else None)
+
+        def again(code: int, error: str, wait: int = 0) -> Response:
             import secrets
 
             fresh = secrets.token_urlsafe(32)
-            response = render(
-                request,
-                "login.html",
-                401,
-                login_csrf=fresh,
-                next=nxt,
-                error="That token is not valid (a newer one may have replaced it).",
-            )
+            response = render(request, "login.html", code, login_csrf=fresh, next=nxt, error=error)
             _login_cookie(response, request, fresh)
+            if wait:
+                response.headers["Retry-After"] = str(wait)
             return response
+
+        wait = web.limits.failures.wait(client)
+        if wait:  # refused before the token is looked at: a guesser learns nothing more
+            return again(
+                429, f"Too many failed sign-ins from your address; try again in {wait} s.", wait
+            )
+        user = None
+        if isinstance(token, str) and 0 < len(token.strip()) <= 512:
+            user = await run_in_threadpool(web.identity.user_of_token, token.strip())
+        if user is None or not isinstance(token, str):
+            web.limits.failures.record(client)
+            return again(401, "That token is not valid (a newer one may have replaced it).")
+        wait = web.limits.sessions.wait(user)
+        if wait:
+            return again(429, f"Too many sign-ins as {user} lately; try again in {wait} s.", wait)
+        started = await run_in_threadpool(web.identity.start, token.strip())
+        if started is None:  # replaced between the two reads
+            return again(401, "That token is not valid (a newer one may have replaced it).")
+        web.limits.sessions.record(user)
         _, session = started
         moved = RedirectResponse(nxt, 303, headers=HEADERS)
         moved.set_cookie(
@@ -289,6 +317,7 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
             manager=manager,
             review=review,
             refresh=REFRESH_SECONDS if pending else None,
+            external=set(web.external_forms(submission, user)),
         )
 
     @app.post("/submissions/{submission}/recheck", include_in_schema=False)
@@ -297,6 +326,14 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         user, _ = await checked_form(request, "manager")
         await run_in_threadpool(web.recheck, submission, user)
         return RedirectResponse(f"/submissions/{quote(submission)}", 303, headers=HEADERS)
+
+    # ------------------------------------------------------------------ external stages
+
+    from assay.web._external_page import install_external  # it imports this module's names
+
+    install_external(
+        app, web, PageKit(render=render, who=who, checked_form=checked_form, page=page)
+    )
 
     # ------------------------------------------------------------------ review
 
@@ -382,16 +419,45 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
 
     # ------------------------------------------------------------------ managing
 
+    def manage_page(request: Request, user: str, code: int = 200, **values: Any) -> Response:
+        return render(
+            request,
+            "manage.html",
+            code,
+            problems=web.managed_by(user),
+            checkers=web.runs_by_checker(user),
+            **values,
+        )
+
     @app.get("/manage", include_in_schema=False)
     @page
     def manage(request: Request) -> Response:
         user = who(request, "manager")
-        return render(
-            request,
-            "manage.html",
-            problems=web.managed_by(user),
-            checkers=web.runs_by_checker(user),
-        )
+        return manage_page(request, user)
+
+    @app.post("/manage/publish", include_in_schema=False)
+    @page
+    async def publish(request: Request) -> Response:
+        """A problem folder uploaded as an archive: published as ``assay problem publish``
+        does; a refusal is shown beside the file input and nothing is published."""
+        user = await run_in_threadpool(who, request, "manager")
+        try:
+            data, extra = await read_archive_upload(request, max_body, ("csrf",))
+        except HTTPException as exc:
+            if exc.status_code != 422:
+                raise
+            # nothing is done with such a form, so its CSRF token need not be read first
+            return await run_in_threadpool(
+                manage_page, request, user, 422, publish_error=str(exc.detail)
+            )
+        _csrf(request, extra.get("csrf"))
+        try:
+            done = await run_in_threadpool(web.publish, data, user)
+        except Refused as exc:
+            return await run_in_threadpool(
+                manage_page, request, user, exc.status, publish_error=str(exc)
+            )
+        return await run_in_threadpool(manage_page, request, user, published=done)
 
     @app.post("/manage/revoke", include_in_schema=False)
     @page

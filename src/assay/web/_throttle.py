@@ -1,0 +1,87 @@
+"""Rate limits on logging in, kept in memory: bounded, per client address and per user.
+
+A token is 256 random bits, so guessing one is hopeless; the limits are there so that a script
+hammering the login form (or the API with made-up tokens) is told to wait instead of making the
+server hash tokens and the ledger grow without end. Two windows:
+
+- **per client** (the peer address the server sees): failed sign-ins, on the form and as bad
+  bearer tokens on ``/v1``. Past the limit, the client's sign-ins are refused (429 with
+  ``Retry-After``) *before* its token is looked at, so a guesser learns nothing more.
+- **per user**: sessions started. Each login writes a ledger entry; a leaked token used in a
+  loop cannot fill the ledger.
+
+The state is per server process and forgets at restart; behind a proxy every client has the
+proxy's address (put the limit in the proxy then). Memory is bounded: at most ``max_keys``
+keys per window, the least recently used forgotten first.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most ``count`` events in any ``seconds``."""
+
+    count: int
+    seconds: float
+
+
+class Window:
+    """A sliding window of event times per key, bounded in keys and in events per key."""
+
+    def __init__(
+        self, limit: Limit, max_keys: int = 10_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = limit
+        self.max_keys = max_keys
+        self.clock = clock
+        self._events: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _live(self, key: str, now: float) -> deque[float]:
+        events = self._events.get(key)
+        if events is None:
+            events = deque(maxlen=self.limit.count)
+            self._events[key] = events
+            while len(self._events) > self.max_keys:
+                self._events.popitem(last=False)
+        self._events.move_to_end(key)
+        while events and events[0] <= now - self.limit.seconds:
+            events.popleft()
+        return events
+
+    def wait(self, key: str) -> int:
+        """Seconds until ``key`` may act again (0: now)."""
+        with self._lock:
+            now = self.clock()
+            events = self._live(key, now)
+            if len(events) < self.limit.count:
+                return 0
+            return max(1, math.ceil(events[0] + self.limit.seconds - now))
+
+    def record(self, key: str) -> None:
+        """One event for ``key`` now."""
+        with self._lock:
+            now = self.clock()
+            self._live(key, now).append(now)
+
+
+@dataclass
+class LoginLimits:
+    """The two windows of signing in (defaults: 20 failures a client per 5 minutes, 30
+    sessions a user per hour)."""
+
+    failures: Window = field(default_factory=lambda: Window(Limit(20, 300.0)))
+    sessions: Window = field(default_factory=lambda: Window(Limit(30, 3600.0)))
+
+
+def client_of(host: str | None) -> str:
+    """The key of a client: the peer address (``-`` when the server does not know it)."""
+    return host or "-"
