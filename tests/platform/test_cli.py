@@ -131,3 +131,36 @@ def test_bad_input_is_one_line_and_exit_2(db_url: str, tmp_path: Path) -> None:
     lines = many.stderr.strip().splitlines()
     assert len(lines) >= 3 and all(x.startswith("assay: error: problem.yaml: ") for x in lines)
     assert "Traceback" not in many.stderr
+
+
+def test_publish_takes_the_folder_packed_as_an_archive(db_url: str, tmp_path: Path) -> None:
+    """The CLI twin of the web upload: a .tar.gz or .zip of the folder gives the same ids as the
+    folder; a file that is neither, or a hostile member, is exit 2 in one line, nothing stored."""
+    import tarfile
+    import zipfile
+
+    folder = make_problem(tmp_path, contract=SCHEMA_CONTRACT, files=SCHEMA_FILES)
+    packed = tmp_path / "demo.tar.gz"
+    with tarfile.open(packed, "w:gz") as tar:
+        tar.add(folder, arcname=folder.name)
+    zipped = tmp_path / "evil.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, f"{folder.name}/{path.relative_to(folder)}")
+        archive.writestr("../escaped.txt", "outside")
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not an archive at all")
+
+    def run(*args: str) -> Done:
+        return cli(*args, db=db_url, cwd=tmp_path, user="alice")
+
+    from_archive = run("problem", "publish", str(packed), "--json")
+    assert from_archive.returncode == 0, from_archive.stderr
+    from_folder = run("problem", "publish", str(folder), "--json")
+    first, second = json.loads(from_archive.stdout), json.loads(from_folder.stdout)
+    assert first["new"] is True and second["new"] is False
+    assert first["revision"] == second["revision"] and first["contract"] == second["contract"]
+    assert "archive" in _one_line(run("problem", "publish", str(junk)))
+    assert "'../escaped.txt'" in _one_line(run("problem", "publish", str(zipped)))
+    assert not (tmp_path.parent / "escaped.txt").exists()

@@ -20,5 +20,6 @@ def test_service_benchmark_runs_with_the_same_verdicts(capsys: pytest.CaptureFix
     assert "p99" in out
     assert "API cost" in out
     assert "--workers 2" in out  # the two-core row: two workers, clients at once
-    # every item compared twice: one worker and sequential batches, then two workers at once
-    assert "same through the API and in-process on 2048/2048" in out
+    # every item compared after each way of sending it: one worker and sequential batches, clients
+    # at once to one worker and to two, and the in-process run on two processes
+    assert "same through the API and in-process on 4096/4096" in out

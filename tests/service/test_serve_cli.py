@@ -68,6 +68,7 @@ def test_serve_answers_on_loopback_and_prints_its_url(tmp_path: Path) -> None:
         process.terminate()
         out, _ = process.communicate(timeout=20)
     assert out.splitlines()[0] == f"assay: serving on {url} (API docs at {url}/docs)"
+    assert out.splitlines()[1].startswith(f"assay: pages for people at {url}/ (sign in")
 
 
 @pytest.mark.slow

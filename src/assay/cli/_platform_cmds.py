@@ -95,14 +95,27 @@ JsonOption = Annotated[bool, typer.Option("--json", help=JSON_HELP)]
 @boundary
 def problem_publish(
     folder: Annotated[
-        Path, typer.Argument(help="The problem folder (problem.yaml and its files).")
+        Path,
+        typer.Argument(
+            help="The problem folder (problem.yaml and its files), or the folder packed as a "
+            ".tar.gz or .zip (checked and unpacked as the web upload is)."
+        ),
     ],
     who: AsOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Publish a problem folder; an unchanged folder stores nothing new and prints the same ids."""
+    from assay.platform import ArchiveLimits, publish_archive
+
+    archive = None
+    limits = ArchiveLimits()
+    if not folder.is_dir():  # a packed folder: read it whole, then as the web upload is read
+        archive = read_regular(folder, limits.total_bytes, "problem archive")
     with _platform() as platform:
-        published = platform.publish(folder, _user(who))
+        if archive is None:
+            published = platform.publish(folder, _user(who))
+        else:
+            published = publish_archive(platform, archive, _user(who), limits)
 
     def lines(p: Any) -> list[str]:
         out = [

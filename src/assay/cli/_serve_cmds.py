@@ -131,6 +131,10 @@ def serve(
     _can_listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"assay: serving on http://{shown}:{port} (API docs at http://{shown}:{port}/docs)")
+    typer.echo(
+        f"assay: pages for people at http://{shown}:{port}/ (sign in with a token from "
+        "`assay user add`)"
+    )
     options = {"host": host, "port": port, "log_level": "warning", "access_log": False}
     if workers == 1:
         uvicorn.run(create_app(settings), **options)  # type: ignore[arg-type]
