@@ -77,6 +77,14 @@ def serve(
     max_items: Annotated[
         int, typer.Option("--max-items", help="Most items in one request (422 past it).")
     ] = 10_000,
+    proxy: Annotated[
+        str | None,
+        typer.Option(
+            "--proxy",
+            help="The address of a reverse proxy whose X-Forwarded-For and X-Forwarded-Proto "
+            "are trusted (it must overwrite them); none: a client's address is its connection's.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the reward API (/v1/verify, /v1/answer-key, OpenRLHF's /get_reward; docs at /docs)."""
     import uvicorn
@@ -135,7 +143,13 @@ def serve(
         f"assay: pages for people at http://{shown}:{port}/ (sign in with a token from "
         "`assay user add`)"
     )
-    options = {"host": host, "port": port, "log_level": "warning", "access_log": False}
+    options: dict[str, object] = {"host": host, "port": port, "log_level": "warning"}
+    options["access_log"] = False
+    # uvicorn trusts X-Forwarded-For from 127.0.0.1 by default: any client on the host could
+    # then name its own address (past the sign-in limits); only a named proxy is believed
+    options["proxy_headers"] = proxy is not None
+    if proxy is not None:
+        options["forwarded_allow_ips"] = proxy
     if workers == 1:
         uvicorn.run(create_app(settings), **options)  # type: ignore[arg-type]
     else:

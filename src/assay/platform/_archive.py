@@ -26,7 +26,7 @@ import tempfile
 import unicodedata
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +52,8 @@ class ArchiveLimits:
     of small files compresses well without being a bomb)."""
 
     members: int = 2000
+    """Members in the listing, and also files and folders written (the folders a member's
+    name implies included)."""
     total_bytes: int = 64 * 1024 * 1024
     depth: int = 16
     name_chars: int = 1024
@@ -283,6 +285,14 @@ def read_archive(data: bytes, limits: ArchiveLimits) -> list[_Member]:
                 f"{'/'.join(earlier.parts)!r} only by case or Unicode form)"
             )
         seen[key] = member
+    written = {m.parts for m in seen.values()} | {
+        m.parts[:depth] for m in seen.values() for depth in range(1, len(m.parts))
+    }
+    if len(written) > limits.members:  # folders a name implies are written too
+        raise refuse(
+            f"makes more than {limits.members} files and folders (the folders on the way to "
+            "a member count: a small archive of deep names would make tens of thousands)"
+        )
     for member in seen.values():  # a file cannot also be a folder on the way to another member
         for depth in range(1, len(member.parts)):
             above = seen.get(_fold(member.parts[:depth]))
@@ -356,10 +366,18 @@ def _write(root: int, member: _Member) -> None:
 
 
 def publish_archive(
-    platform: Platform, data: bytes, by: str, limits: ArchiveLimits | None = None
+    platform: Platform,
+    data: bytes,
+    by: str,
+    limits: ArchiveLimits | None = None,
+    vet: Callable[[Path], None] | None = None,
 ) -> Published:
     """Publish the problem folder an archive holds, as ``by``: extracted into a fresh scratch
-    folder (removed afterwards), then ``platform.publish`` exactly as for a folder on disk."""
+    folder (removed afterwards), then ``platform.publish`` exactly as for a folder on disk.
+    ``vet``: the caller's own rule, applied to the extracted folder before publishing (it
+    raises InvalidInput to refuse)."""
     with tempfile.TemporaryDirectory(prefix="assay-archive-") as scratch:
         folder = extract_problem_archive(data, Path(scratch), limits)
+        if vet is not None:
+            vet(folder)
         return platform.publish(folder, by)

@@ -135,6 +135,8 @@ def inside(folder: Path, relative: str, *, need: str, optional: bool = False) ->
     pure = PurePosixPath(relative)
     if pure.is_absolute() or ".." in pure.parts or not pure.parts or "\\" in relative:
         return "must be a relative path inside the problem folder (no '..', no leading '/')"
+    if "\0" in relative:
+        return "holds a NUL character, which no file name can"
     current = folder
     for part in pure.parts:
         current = current / part
@@ -299,9 +301,9 @@ def _with_protocol(raw: dict[str, Any], i: int, folder: Path, lines: list[str]) 
 def _stage(
     raw: dict[str, Any], i: int, lines: list[str]
 ) -> SandboxStage | ReviewStage | ExternalStage | None:
-    model = {"sandbox": SandboxStage, "review": ReviewStage, "external": ExternalStage}.get(
-        raw.get("type")  # type: ignore[arg-type]
-    )
+    kind = raw.get("type")
+    models = {"sandbox": SandboxStage, "review": ReviewStage, "external": ExternalStage}
+    model = models.get(kind) if isinstance(kind, str) else None  # a list or mapping: no type
     where = f"contract.stages[{i}]"
     if model is None:
         lines.append(f"{PROBLEM_FILE}: {where}.type: must be sandbox, review or external")

@@ -45,9 +45,13 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     router = APIRouter(prefix="/v1")
 
     def user(request: Request, role: str | None = None) -> str:
-        token = bearer(request.headers.get("authorization"))
+        given = request.headers.get("authorization")
+        token = bearer(given)
         client = client_of(request.client.host if request.client else None)
-        wait = web.limits.failures.wait(client)
+        # a sign-in is counted as failed before its token is looked at, and given back when
+        # the token is right: concurrent guesses cannot all pass the check
+        failures = web.limits.failures
+        wait = failures.take(client) if given else failures.wait(client)
         if wait:  # refused before the token is looked at: a guesser learns nothing more
             raise HTTPException(
                 429,
@@ -55,8 +59,8 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
                 {"Retry-After": str(wait)},
             )
         name = web.identity.user_of_token(token) if token else None
-        if name is None and request.headers.get("authorization"):
-            web.limits.failures.record(client)
+        if name is not None and given:
+            failures.give_back(client)
         if name is None:
             raise HTTPException(
                 401,

@@ -229,7 +229,13 @@ def create(
                 if len(names) <= 200
                 else f"{len(taken)} files uploaded by {user}"
             )
-            return campaigns.create(parsed, str(folder), user, n, s, source)
+            try:
+                return campaigns.create(parsed, str(folder), user, n, s, source)
+            except InvalidInput as exc:  # about one uploaded file: name it, never the server path
+                if exc.where is None or not exc.where.startswith(str(folder)):
+                    raise
+                said = str(exc).removeprefix(f"{exc.where}: ")
+                raise _BadField("items", f"{Path(exc.where).name!r}: {said}") from None
     except InvalidInput as exc:
         if exc.where == "--as":
             raise Refused(403, str(exc).removeprefix("--as: ")) from None

@@ -198,7 +198,9 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
                 response.headers["Retry-After"] = str(wait)
             return response
 
-        wait = web.limits.failures.wait(client)
+        # counted as a failure before the token is looked at (and given back when it is
+        # right), so requests in flight at once cannot all pass the check
+        wait = web.limits.failures.take(client)
         if wait:  # refused before the token is looked at: a guesser learns nothing more
             return again(
                 429, f"Too many failed sign-ins from your address; try again in {wait} s.", wait
@@ -207,15 +209,15 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         if isinstance(token, str) and 0 < len(token.strip()) <= 512:
             user = await run_in_threadpool(web.identity.user_of_token, token.strip())
         if user is None or not isinstance(token, str):
-            web.limits.failures.record(client)
             return again(401, "That token is not valid (a newer one may have replaced it).")
-        wait = web.limits.sessions.wait(user)
+        web.limits.failures.give_back(client)
+        wait = web.limits.sessions.take(user)
         if wait:
             return again(429, f"Too many sign-ins as {user} lately; try again in {wait} s.", wait)
         started = await run_in_threadpool(web.identity.start, token.strip())
         if started is None:  # replaced between the two reads
+            web.limits.sessions.give_back(user)
             return again(401, "That token is not valid (a newer one may have replaced it).")
-        web.limits.sessions.record(user)
         _, session = started
         moved = RedirectResponse(nxt, 303, headers=HEADERS)
         moved.set_cookie(

@@ -17,6 +17,7 @@ keys per window, the least recently used forgotten first.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -72,6 +73,26 @@ class Window:
             now = self.clock()
             self._live(key, now).append(now)
 
+    def take(self, key: str) -> int:
+        """Check and record in one step: the seconds to wait (nothing recorded), or 0 after
+        recording one event now. Checking with ``wait`` and recording after a slow step (a
+        ledger read) would let every request in flight pass the check before any is counted:
+        a hundred concurrent guesses would all be looked at."""
+        with self._lock:
+            now = self.clock()
+            events = self._live(key, now)
+            if len(events) >= self.limit.count:
+                return max(1, math.ceil(events[0] + self.limit.seconds - now))
+            events.append(now)
+            return 0
+
+    def give_back(self, key: str) -> None:
+        """Undo one ``take`` of ``key`` (the attempt turned out not to count: a right token)."""
+        with self._lock:
+            events = self._events.get(key)
+            if events:
+                events.pop()
+
 
 @dataclass
 class LoginLimits:
@@ -83,5 +104,17 @@ class LoginLimits:
 
 
 def client_of(host: str | None) -> str:
-    """The key of a client: the peer address (``-`` when the server does not know it)."""
-    return host or "-"
+    """The key of a client: the peer address (``-`` when the server does not know it). An
+    IPv6 peer is keyed by its /64 (one host is usually given a whole /64, so keying by the
+    address would give it 2**64 allowances), an IPv4-mapped IPv6 address by its IPv4 one."""
+    if not host:
+        return "-"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
