@@ -9,6 +9,7 @@ between the check and the read), and read to at most ``cap + 1`` bytes.
 from __future__ import annotations
 
 import os
+import select
 import stat
 from pathlib import Path
 
@@ -80,3 +81,12 @@ def read_regular_text(path: str | Path, cap: int, what: str) -> str:
         raise UnreadableFile(
             f"is not UTF-8 text (byte {exc.start}; the {what} must be)", where=str(path)
         ) from None
+
+
+def readable(fd: int, timeout: float | None) -> bool:
+    """Whether ``fd`` has data or every writer closed it, waiting up to ``timeout`` seconds
+    (None: as long as it takes). ``poll``, not ``select``, which refuses descriptors from 1024
+    on: a busy verifier has them (tests/adversarial/test_zygote_verifier_descriptors.py)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0.0, timeout) * 1000))

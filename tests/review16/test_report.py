@@ -53,8 +53,9 @@ def test_two_seats_give_cohens_kappa_and_every_rate_an_interval() -> None:
     assert panel.kappa is not None and panel.kappa.method == "cohen"
     assert panel.kappa.value == pytest.approx(expected.kappa)
     assert (panel.kappa.low, panel.kappa.high) == pytest.approx(
-        (expected.kappa_low, expected.kappa_upp)
+        (expected.kappa_low, min(1.0, expected.kappa_upp))  # no kappa lies above 1
     )
+    assert expected.kappa_upp > 1  # statsmodels' asymptotic end runs past it here
     assert two.matches_reference is not None
     assert (two.matches_reference.k, two.matches_reference.n) == (1, 4)  # t0 only
     (speed,) = two.throughput

@@ -26,7 +26,7 @@ import tempfile
 import unicodedata
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -370,14 +370,9 @@ def publish_archive(
     data: bytes,
     by: str,
     limits: ArchiveLimits | None = None,
-    vet: Callable[[Path], None] | None = None,
 ) -> Published:
     """Publish the problem folder an archive holds, as ``by``: extracted into a fresh scratch
-    folder (removed afterwards), then ``platform.publish`` exactly as for a folder on disk.
-    ``vet``: the caller's own rule, applied to the extracted folder before publishing (it
-    raises InvalidInput to refuse)."""
+    folder (removed afterwards), then ``platform.publish`` exactly as for a folder on disk."""
     with tempfile.TemporaryDirectory(prefix="assay-archive-") as scratch:
         folder = extract_problem_archive(data, Path(scratch), limits)
-        if vet is not None:
-            vet(folder)
         return platform.publish(folder, by)

@@ -39,9 +39,17 @@ from assay.platform._reviews import (
     seat_response,
     stage_review,
 )
-from assay.review import Board, Material, Protocol, ReduceNode, ReviewNode, parse_seat
+from assay.review import (
+    Board,
+    Material,
+    Protocol,
+    ReduceNode,
+    ReviewNode,
+    exact_score,
+    fold,
+    parse_seat,
+)
 from assay.review import records as rr
-from assay.review._reduce import _exact
 
 if TYPE_CHECKING:
     from assay.platform._reviews import Reviews
@@ -253,7 +261,9 @@ class Campaigns:
             protocol=protocol.to_json(),
             protocol_id=protocol_id(protocol),
             by=by,
-            source=source or items,
+            # a folder by its name: its place on this machine is nobody's business (every
+            # manager lists a file campaign over HTTP)
+            source=source or (items if items.startswith("runs:") else Path(items).name or items),
             candidates=total,
             sample=n,
             seed=seed if n is not None else None,
@@ -290,30 +300,41 @@ class Campaigns:
         return found
 
     def _runs(self, query: RunsQuery, by: str) -> dict[str, Callable[[str], ItemRecord]]:
-        """Runs matching the query, each a maker of its item; the acting user must manage the
-        problem of every run (an audit reads submissions' work)."""
+        """Runs matching the query, each a maker of its item, of problems the acting user
+        manages (an audit reads submissions' work): a ``problem=`` they do not manage is
+        refused before any run is read, and without ``problem=`` other problems' runs are
+        simply not candidates. (Refusing when a selected run was another's made the refusal an
+        oracle: whether a problem had, say, a verified run in a window, while its results are
+        held.)"""
+        if query.problem is not None and by not in self.p._managers(query.problem):
+            raise InvalidInput(
+                f"{by!r} does not manage problem {query.problem!r}; an audit reviews runs of "
+                "problems you manage",
+                where="--as",
+            )
+        mine = {e.subject for e in self.p.ledger.find(kind=r.PROBLEM) if by in e.body["managers"]}
         stages: dict[str, list[str]] = {}
+        used: dict[str, list[str]] = {}
         for entry in self.p.ledger.find(kind=r.STAGE, problem=query.problem):
             checkers = [c["checker"] for c in entry.body.get("checks", [])]
             stages.setdefault(entry.body["run"], []).extend(checkers + entry.body["checkers"])
+            used.setdefault(entry.body["run"], []).extend(entry.body["checkers"])
+        revoked = revoked_runs(self.p.ledger.find, query.problem, used)
         found: dict[str, Callable[[str], ItemRecord]] = {}
         for entry in self.p.ledger.find(kind=r.FINISHED, problem=query.problem, since=query.since):
             body = entry.body
+            if entry.problem not in mine:
+                continue
             if query.status not in ("any", body["status"]) or (
                 query.until and entry.at >= query.until
             ):
+                continue
+            if body["run"] in revoked:  # its verdict no longer stands: nothing to audit
                 continue
             if query.checker is not None and not any(
                 c.startswith(query.checker) for c in stages.get(body["run"], [])
             ):
                 continue
-            problem = entry.problem or ""
-            if by not in self.p._managers(problem):
-                raise InvalidInput(
-                    f"{by!r} does not manage problem {problem!r}, whose runs the query selects "
-                    "(narrow it with problem=...)",
-                    where="--as",
-                )
 
             def item(iid: str, entry: Entry = entry) -> ItemRecord:
                 return ItemRecord(
@@ -409,10 +430,19 @@ class Campaigns:
         """Why ``user``, a participant of a run item's problem, may not sit on ``node`` now
         (private work before the cutoff, a reference the node shows still sealed): the stage's
         rule, ``Reviews._participant_conflict``. None for a file item."""
-        if item.submission is None:
+        if item.submission is None or item.problem is None:
             return None
+        cache = participants if participants is not None else {}
+        if item.problem not in cache:  # the same cache ``_participant_conflict`` fills
+            cache[item.problem] = {
+                fold(e.participant)
+                for e in self.p.ledger.find(kind=r.SUBMISSION, problem=item.problem)
+                if e.participant
+            }
+        if fold(user) not in cache[item.problem]:
+            return None  # not a participant: no history read (a listing stays cheap)
         history = self.p._history(item.submission)
-        return self.reviews._participant_conflict(history, user, node, now, participants)
+        return self.reviews._participant_conflict(history, user, node, now, cache)
 
     def owns(self, subject: str) -> bool:
         """Whether a seat's first part names a campaign item rather than a submission."""
@@ -424,13 +454,19 @@ class Campaigns:
 
     def show(self, cid: str, viewer: str) -> CampaignView:
         """Every item's decision and review record (responses of an unsettled node withheld,
-        as in a stage)."""
+        as in a stage), as ``viewer`` may see it: whole to the campaign's opener and to whoever
+        manages every problem it audits; to anyone else only the run items they sat on (an
+        audit reads work the platform may keep private, or whose result is held) and the file
+        items, never with the ``automated`` verdict (an auditor judges the work, not what the
+        checker said of it)."""
         from assay.platform._platform import person
 
         person(viewer)
         record, protocol, opened = self.record(cid)
         for item in record.items:
             self.advance(item.item)
+        problems = {i.problem for i in record.items if i.problem is not None}
+        whole = viewer == record.by or all(viewer in self.p._managers(p) for p in problems)
         now = self.p.clock()
         grouped = self._entries(cid)
         gone = self._gone()
@@ -439,6 +475,9 @@ class Campaigns:
         for item in record.items:
             entries = grouped.get(item.item, [])
             board = self._item_board(record, protocol, opened, item, entries, now, gone)
+            sat = any(s.user == viewer for n in board.nodes.values() for s in n.seats)
+            if not whole and item.run is not None and not sat:
+                continue
             boards.append((item, board))
             end = board.concluded
             views.append(
@@ -446,7 +485,7 @@ class Campaigns:
                     item=item.item,
                     label=item.label,
                     target=item.target,
-                    automated=item.automated,
+                    automated=item.automated if whole else None,
                     decision=end.outcome if end else None,
                     status=end.status if end else None,
                     detail=end.detail if end else None,
@@ -665,6 +704,24 @@ def _file_bytes(platform: Any, board: Board, material: Material) -> bytes:
         ) from None
 
 
+def revoked_runs(find: Reader, problem: str | None, used: dict[str, list[str]]) -> set[str]:
+    """Runs that no longer count: a checker they used was revoked after they started, for
+    their problem (``History.revoked``'s rule, for every run of a query at once)."""
+    revocations = find(kind=r.REVOKED)
+    if not revocations:
+        return set()
+    gone = set()
+    for start in find(kind=r.RUN_STARTED, problem=problem):
+        run = start.body["run"]
+        checkers = set(used.get(run, []))
+        if any(
+            e.subject in checkers and e.seq > start.seq and r.revokes(e.body, start.problem)
+            for e in revocations
+        ):
+            gone.add(run)
+    return gone
+
+
 def _submitter(item: ItemRecord) -> str:
     """Who never reviews this item: a run's participant (no file item has one)."""
     return item.participant or ""
@@ -702,7 +759,7 @@ def ranking(
     scored: list[tuple[Fraction, int, ItemRecord, int]] = []
     for place, (item, board) in enumerate(boards):
         values = [  # exactly as the reducer reads them: a number as written (Decimal) counts
-            _exact(response[node.field])
+            exact_score(response[node.field])
             for responses in board.responses(node.inputs).values()
             for response in responses or []
             if isinstance(response.get(node.field), (int, float, Decimal))

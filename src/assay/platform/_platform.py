@@ -137,9 +137,11 @@ class Platform:
                 f"{', '.join(managers)})",
                 where="--as",
             )
+        contract = draft.contract
+        if contract is not None and contract.verifier is not None:
+            self._may_name_verifier(contract.verifier, by)
         revision = bind(draft, self.ledger.blobs, self.config.max_staged_mb * 1024 * 1024)
         rid = revision.id
-        contract = draft.contract
         entries: list[NewEntry] = []
         at = self.clock()
         if not managers:
@@ -888,6 +890,26 @@ class Platform:
             self._manager_cache[problem] = list(found[0].body["managers"])
         return self._manager_cache[problem]
 
+    def _may_name_verifier(self, name: str, by: str) -> None:
+        """A contract naming a verifier family whose versions all belong to problems ``by``
+        does not manage is refused: a version is added by being published, so otherwise anyone
+        could add versions (and checkers that "conformed") to another team's family. A new
+        family is anyone's to start."""
+        ids = {
+            e.subject for e in self.ledger.find(kind=r.CONTRACT) if e.body.get("verifier") == name
+        }
+        owners = {e.problem for e in self.ledger.find(kind=r.CONTRACT) if e.subject in ids}
+        owners |= {
+            e.problem for e in self.ledger.find(kind=r.REVISION) if e.body.get("contract") in ids
+        }
+        owners.discard(None)
+        if owners and not any(by in self._managers(str(o)) for o in owners):
+            raise InvalidInput(
+                f"{by!r} may not add a version to verifier {name!r}: its versions belong to "
+                f"problems {by!r} does not manage ({', '.join(sorted(str(o) for o in owners))})",
+                where="--as",
+            )
+
     def _manages_any(self, by: str) -> bool:
         return any(by in e.body["managers"] for e in self.ledger.find(kind=r.PROBLEM))
 
@@ -941,8 +963,9 @@ class Platform:
     def _live_blobs(
         self, find: Reader | None = None, also_withdrawn: tuple[str, str] | None = None
     ) -> set[str]:
-        """Every sha256 a revision, a recorded piece of evidence or a non-withdrawn artifact
-        still names (read with ``find``: inside a write, the write's own view)."""
+        """Every sha256 a revision, a recorded piece of evidence, a campaign's file item or a
+        non-withdrawn artifact still names (read with ``find``: inside a write, the write's own
+        view)."""
         find = find or self.ledger.find
         live: set[str] = set()
         withdrawn = {(e.subject, e.body["artifact"]["role"]) for e in find(kind=r.WITHDRAWN)}
@@ -971,6 +994,12 @@ class Platform:
                 live.add(binding.sha256)
                 if binding.tree:
                     live.update(self._tree_files(binding.sha256))
+        from assay.platform._campaigns import CAMPAIGN
+
+        for entry in find(kind=CAMPAIGN):  # a campaign's file items: a manager's own copies
+            for item in entry.body["items"]:
+                if item.get("run") is None:
+                    live.update(material["sha256"] for material in item.get("materials", ()))
         return live
 
     def _tree_files(self, sha: str) -> list[str]:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from assay._errors import InvalidInput
 from assay.ledger import Entry
-from assay.platform._campaigns import STAGE, is_campaign_item, protocol_id
+from assay.platform import _records as r
+from assay.platform._campaigns import STAGE, is_campaign_item, protocol_id, revoked_runs
 from assay.review import Answer, Protocol, ReviewNode, ReviewReport, Unit, parse_seat, report
 from assay.review import records as rr
 
@@ -20,24 +21,44 @@ if TYPE_CHECKING:
 
 
 def units(reviews: Reviews) -> list[Unit]:
-    """Every reviewed unit in the ledger, in chain order."""
+    """Every reviewed unit in the ledger, in chain order. A review stage whose checker
+    (``review:<contract>/<stage>``) was revoked decides nothing (its outcome is left out, as
+    the run no longer counts it), and an audited run that no longer counts (a checker it used
+    was revoked) has no automated verdict to disagree with."""
     grouped: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
     for entry in reviews.p.ledger.find(kind=rr.KINDS):
         key = (entry.subject, entry.body["run"], entry.body["stage"])
         grouped[key].append(entry)
     found = []
+    gone: set[str] | None = None
     for (subject, run, stage), entries in grouped.items():
         automated = None
+        revoked = False
         if is_campaign_item(subject) and stage == STAGE:
             record, protocol, _ = reviews.campaigns.record(run)
             item = next(i for i in record.items if i.item == subject)
             target, automated = item.target, item.automated
+            if item.run is not None:
+                gone = _revoked(reviews) if gone is None else gone
+                automated = None if item.run in gone else automated
         else:
             history = reviews.p._history(subject)
             _, _, protocol = reviews._stage(history.submission, stage)
             target = subject
-        found.append(_unit(protocol, target, f"{subject}/{run}/{stage}", entries, automated))
+            revoked = reviews._revoked(history, stage) is not None
+        unit = _unit(protocol, target, f"{subject}/{run}/{stage}", entries, automated)
+        if revoked:
+            unit.outcome = None
+        found.append(unit)
     return found
+
+
+def _revoked(reviews: Reviews) -> set[str]:
+    """Every run that no longer counts (read once per report)."""
+    used: dict[str, list[str]] = defaultdict(list)
+    for entry in reviews.p.ledger.find(kind=r.STAGE):
+        used[entry.body["run"]].extend(entry.body["checkers"])
+    return revoked_runs(reviews.p.ledger.find, None, used)
 
 
 def _unit(

@@ -67,7 +67,8 @@ class VerifierView(WireModel):
     verifier: str
     versions: list[ContractVersion]
     conformed: list[str]
-    """Checker programs that conformed for some version and are not revoked."""
+    """Checker programs that conformed for some version and are not revoked for the problem
+    of the revision they conformed on."""
     revoked: list[RevokedImplementation]
 
 
@@ -119,7 +120,18 @@ def verifier_view(ledger: Ledger, name: str) -> VerifierView:
                 implementations=found,
             )
         )
+    # A revocation covers the problems its author managed: one touches the family only where
+    # it covers a problem pinning one of its versions (another manager's revocation of the
+    # same program on their own problems says nothing about this family's).
+    problem_of = {p.revision: p.problem for found in pinning.values() for p in found.values()}
+    family = set(problem_of.values())
     stage_prefixes = tuple(f"{kind}:{cid}/" for cid in ids for kind in ("review", "rule"))
+    touching = [
+        e
+        for e in ledger.find(kind=r.REVOKED)
+        if (e.subject in checkers or e.subject.startswith(stage_prefixes))
+        and any(r.revokes(e.body, problem) for problem in family)
+    ]
     revoked = [
         RevokedImplementation(
             checker=e.subject,
@@ -128,11 +140,18 @@ def verifier_view(ledger: Ledger, name: str) -> VerifierView:
             at=e.at,
             problems=e.body.get("problems"),
         )
-        for e in ledger.find(kind=r.REVOKED)
-        if e.subject in checkers or e.subject.startswith(stage_prefixes)
+        for e in touching
     ]
-    gone = {x.checker for x in revoked}
     conformed = sorted(
-        {i.checker for v in versions for i in v.implementations if i.conformed} - gone
+        {
+            i.checker
+            for v in versions
+            for i in v.implementations
+            if i.conformed
+            and not any(
+                e.subject == i.checker and r.revokes(e.body, problem_of.get(i.revision))
+                for e in touching
+            )
+        }
     )
     return VerifierView(verifier=name, versions=versions, conformed=conformed, revoked=revoked)

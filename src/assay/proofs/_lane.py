@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import subprocess
 import tempfile
 import time
@@ -35,6 +34,7 @@ from pydantic import Field
 
 from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import AssayError, InvalidInput
+from assay._files import readable
 from assay._wire import WireModel
 from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
 from assay.proofs._agda_toolchain import agda_toolchain
@@ -270,8 +270,7 @@ class AgdaLane:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._fail(f"the interaction lane did not answer within {self.timeout:g}s")
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
+            if not readable(fd, remaining):
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:

@@ -40,7 +40,7 @@ def score(
     threshold), unresolved between."""
     if not values:
         return "unresolved", "no scores to aggregate"
-    exact = [_exact(v) for v in values]
+    exact = [exact_score(v) for v in values]
     if aggregate == "mean":
         value = sum(exact, Fraction(0)) / len(exact)
     elif aggregate == "min":
@@ -49,14 +49,14 @@ def score(
         value = max(exact)
     floor = threshold if reject_below is None else reject_below
     said = f"{aggregate} of {len(values)} scores is {_shown(value)}"
-    if value >= _exact(threshold):
+    if value >= exact_score(threshold):
         return "accept", f"{said}, at least the threshold {threshold:g}"
-    if value < _exact(floor):
+    if value < exact_score(floor):
         return "reject", f"{said}, below {floor:g}"
     return "unresolved", f"{said}, between {floor:g} and the threshold {threshold:g}"
 
 
-def _exact(value: float | int | Decimal) -> Fraction:
+def exact_score(value: float | int | Decimal) -> Fraction:
     """The number as written (0.1 is one tenth), so a mean of 0.9, 0.7 and 0.8 meets a
     threshold of 0.8 as a person reading the scores expects; float rounding never decides.
     An integer is taken whole (never through a float, which a huge one overflows), and a

@@ -108,11 +108,13 @@ class ReviewReport(WireModel):
 NOTES = [
     "every interval is 95 %: proportions Wilson, decisions per hour exact Poisson, Cohen's "
     "kappa asymptotic, Fleiss' kappa a seeded bootstrap over items",
-    "reviewer-hours run from a claim to its response; a lapsed claim counts no time",
+    "reviewer-hours run from a claim to its response; a lapsed claim counts no time, nor does "
+    "a response the clock stamped before its claim",
     "decisions match when both protocols concluded on the target with the same outcome "
-    "(accept, reject or unresolved)",
+    "(accept, reject or unresolved); a target the reference decided two ways is left out",
     "automated disagreement: an audited run verified but the audit rejected it, or refuted "
-    "but accepted (unresolved audits are left out)",
+    "but accepted (unresolved audits, and runs whose checker was revoked, are left out)",
+    "a review whose checker was revoked decides nothing: its outcome is not counted",
 ]
 
 
@@ -121,10 +123,14 @@ def report(units: Sequence[Unit], reference: str | None = None) -> ReviewReport:
     by_protocol: dict[str, list[Unit]] = defaultdict(list)
     for unit in units:
         by_protocol[unit.protocol].append(unit)
-    reference_outcomes: dict[str, str] = {}
+    # the reference's decision on each target; a target it decided two ways (the same
+    # protocol run again on the same work, by anyone who may open a campaign) has none, so a
+    # later run can take a target out of the comparison but never flip it
+    decided: dict[str, set[str]] = defaultdict(set)
     for unit in by_protocol.get(reference or "", []):
         if unit.outcome is not None:
-            reference_outcomes[unit.target] = unit.outcome
+            decided[unit.target].add(unit.outcome)
+    reference_outcomes = {t: next(iter(o)) for t, o in decided.items() if len(o) == 1}
     protocols = []
     for pid, found in by_protocol.items():
         protocols.append(_one(pid, found, reference, reference_outcomes))
@@ -200,7 +206,9 @@ def _throughput(units: list[Unit]) -> list[Throughput]:
             groups[name].append((answer, unit.outcome))
     found = []
     for name, answers in sorted(groups.items()):
-        timed = [a for a, _ in answers if a.seconds is not None]
+        # a response stamped before its claim (a clock set back between them) spent no
+        # measurable time: it is left out, never subtracted from the others' hours
+        timed = [a for a, _ in answers if a.seconds is not None and a.seconds >= 0]
         hours = sum(a.seconds or 0.0 for a in timed) / 3600
         decided = [(a, o) for a, o in answers if o in AGREES.values() and a.verdict is not None]
         agree = sum(AGREES.get(a.verdict or "") == o for a, o in decided)

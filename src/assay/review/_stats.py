@@ -58,6 +58,12 @@ def _finite(value: float) -> float | None:
     return None if value is None or math.isnan(value) or math.isinf(value) else float(value)
 
 
+def _kappa_bound(value: float | None) -> float | None:
+    """An interval end on kappa's own scale: an asymptotic interval (estimate ± 1.96 se) runs
+    past 1 or below -1 on a few items, and no kappa lies there."""
+    return None if value is None else min(1.0, max(-1.0, value))
+
+
 def wilson(k: int, n: int) -> Rate:
     """``k`` of ``n`` with Wilson's score interval (no interval when ``n`` is 0)."""
     if n == 0:
@@ -97,13 +103,22 @@ def cohen(pairs: Sequence[tuple[str, str]]) -> Kappa:
     table = np.zeros((len(categories), len(categories)))
     for a, b in pairs:
         table[index[a], index[b]] += 1
-    result = cohens_kappa(table)  # its interval is the 95 % one
+    with np.errstate(all="ignore"):  # a degenerate table divides by 0 in its z value
+        result = cohens_kappa(table)  # its interval is the 95 % one
+    if not result.std_kappa > 0:  # one rater used one category, or every pair disagrees
+        return Kappa(
+            method="cohen",
+            value=_finite(result.kappa),
+            note="no interval: the asymptotic standard error is 0 on this table (too few or "
+            "too uniform ratings)",
+            categories=categories,
+        )
     return Kappa(
         method="cohen",
         value=_finite(result.kappa),
-        low=_finite(result.kappa_low),
-        high=_finite(result.kappa_upp),
-        note="asymptotic 95 % interval (statsmodels)",
+        low=_kappa_bound(_finite(result.kappa_low)),
+        high=_kappa_bound(_finite(result.kappa_upp)),
+        note="asymptotic 95 % interval (statsmodels), within [-1, 1]",
         categories=categories,
     )
 

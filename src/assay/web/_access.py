@@ -32,7 +32,6 @@ from assay.platform import (
     Revision,
     RunView,
     SubmissionView,
-    load_folder,
     publish_archive,
 )
 from assay.review import ReviewNode, parse_protocol, parse_seat
@@ -311,44 +310,13 @@ class Web:
                 f"{PUBLISHING_AT_ONCE} problems are being published now; try again in a moment",
             )
         try:
-            return publish_archive(
-                self.platform,
-                data,
-                user,
-                self.archive_limits(),
-                vet=lambda folder: self._may_name_verifier(folder, user),
-            )
+            return publish_archive(self.platform, data, user, self.archive_limits())
         except InvalidInput as exc:
             if exc.where == "--as":
                 raise Refused(403, str(exc).removeprefix("--as: ")) from None
             raise Refused(422, str(exc)) from None
         finally:
             self._publishing.release()
-
-    def _may_name_verifier(self, folder: Path, user: str) -> None:
-        """A contract naming a verifier family whose versions all belong to problems ``user``
-        does not manage is refused: a version is added by being published, so otherwise any
-        manager could add versions (and checkers that "conformed") to another team's family.
-        A folder with defects passes here; ``Platform.publish`` reports them."""
-        try:
-            contract = load_folder(folder).contract
-        except InvalidInput:
-            return
-        name = contract.verifier if contract else None
-        if name is None:
-            return
-        ledger = self.platform.ledger
-        ids = {e.subject for e in ledger.find(kind=CONTRACT) if e.body.get("verifier") == name}
-        owners = {
-            e.problem for e in ledger.find(kind=REVISION) if e.body.get("contract") in ids
-        } | {e.problem for e in ledger.find(kind=CONTRACT) if e.subject in ids}
-        owners.discard(None)
-        if owners and not owners & set(self.managed_by(user)):
-            raise InvalidInput(
-                f"{user!r} may not add a version to verifier {name!r}: its versions belong to "
-                f"problems you do not manage ({', '.join(sorted(str(o) for o in owners))})",
-                where="--as",
-            )
 
     # ------------------------------------------------------------------ review
 

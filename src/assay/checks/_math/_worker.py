@@ -14,7 +14,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import select
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from assay._files import readable
 from assay.checks._math._grammar import Node
 
 MEMORY_LIMIT = 1 << 31
@@ -90,8 +90,7 @@ class _Process:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if ready:
+            if readable(fd, remaining):
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     raise WorkerFailed("the symbolic worker exited")
