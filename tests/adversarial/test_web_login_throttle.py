@@ -182,3 +182,18 @@ def test_the_real_server_does_not_take_a_client_s_word_for_its_address(
             )
             seen[answer.status_code] += 1
     assert seen == Counter({401: 20, 429: 1}), seen
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/campaigns", "/v1/campaigns/cmp-0123456789abcdef", "/v1/reports/review"]
+)
+def test_every_v1_door_counts_against_the_same_window(site: Site, path: str) -> None:
+    """The campaign and report routes read the bearer token too: they used a copy of the
+    token lookup without the sign-in count, so guesses there were never limited (lead, session
+    6). Twenty wrong tokens through them, then the next guess anywhere is 429."""
+    host = f"192.0.2.{40 + len(path) % 50}"
+    guesses = [
+        ("GET", path, {"headers": {"Authorization": f"Bearer guess-{i}"}}) for i in range(20)
+    ]
+    assert statuses(site, host, guesses) == Counter({401: 20})
+    assert statuses(site, host, [api_guess(99)]) == Counter({429: 1})

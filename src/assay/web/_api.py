@@ -40,36 +40,43 @@ def _refused(exc: Refused) -> HTTPException:
     return HTTPException(exc.status, str(exc))
 
 
+def api_user(web: Web, request: Request, role: str | None = None) -> str:
+    """The API request's user from its bearer token: 401 without a valid one, 429 past the
+    failed sign-ins of its address (every ``/v1`` route shares this count), 403 without
+    ``role``."""
+    given = request.headers.get("authorization")
+    token = bearer(given)
+    client = client_of(request.client.host if request.client else None)
+    # a sign-in is counted as failed before its token is looked at, and given back when
+    # the token is right: concurrent guesses cannot all pass the check
+    failures = web.limits.failures
+    wait = failures.take(client) if given else failures.wait(client)
+    if wait:  # refused before the token is looked at: a guesser learns nothing more
+        raise HTTPException(
+            429,
+            f"too many failed sign-ins from this address; retry in {wait} s",
+            {"Retry-After": str(wait)},
+        )
+    name = web.identity.user_of_token(token) if token else None
+    if name is not None and given:
+        failures.give_back(client)
+    if name is None:
+        raise HTTPException(
+            401,
+            "give a valid token: Authorization: Bearer TOKEN",
+            {"WWW-Authenticate": "Bearer"},
+        )
+    if role is not None and role not in web.identity.roles(name):
+        raise HTTPException(403, ROLE_NEEDED.format(role=role))
+    return name
+
+
 def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     """Add the ``/v1`` people's routes to ``app``."""
     router = APIRouter(prefix="/v1")
 
     def user(request: Request, role: str | None = None) -> str:
-        given = request.headers.get("authorization")
-        token = bearer(given)
-        client = client_of(request.client.host if request.client else None)
-        # a sign-in is counted as failed before its token is looked at, and given back when
-        # the token is right: concurrent guesses cannot all pass the check
-        failures = web.limits.failures
-        wait = failures.take(client) if given else failures.wait(client)
-        if wait:  # refused before the token is looked at: a guesser learns nothing more
-            raise HTTPException(
-                429,
-                f"too many failed sign-ins from this address; retry in {wait} s",
-                {"Retry-After": str(wait)},
-            )
-        name = web.identity.user_of_token(token) if token else None
-        if name is not None and given:
-            failures.give_back(client)
-        if name is None:
-            raise HTTPException(
-                401,
-                "give a valid token: Authorization: Bearer TOKEN",
-                {"WWW-Authenticate": "Bearer"},
-            )
-        if role is not None and role not in web.identity.roles(name):
-            raise HTTPException(403, ROLE_NEEDED.format(role=role))
-        return name
+        return api_user(web, request, role)
 
     def call(fn: Any, *args: Any) -> Any:
         try:

@@ -32,10 +32,10 @@ from assay._errors import InvalidInput
 from assay.platform import CampaignView
 from assay.review import ReviewNode, load_yaml, parse_protocol, parse_seat
 from assay.web._access import NOT_FOUND, Refused, Web
-from assay.web._api import _json, _small_json
+from assay.web._api import _json, _small_json, api_user
 from assay.web._identity import SESSION_COOKIE, csrf_for, same
-from assay.web._pages import HEADERS, PageError
-from assay.web._report_page import api_user, field_message, page_user
+from assay.web._pages import HEADERS, PageError, page_user
+from assay.web._report_page import field_message
 
 if TYPE_CHECKING:
     from assay.web._report_page import Pages

@@ -55,6 +55,18 @@ class _Login(Exception):
     """No session: the page asks for the login form."""
 
 
+def page_user(web: Web, request: Request, role: str | None = None) -> str:
+    """The page's user from the session cookie (the login page when none); 403 without
+    ``role``."""
+    user = web.identity.user_of_session(request.cookies.get(SESSION_COOKIE))
+    if user is None:
+        raise _Login
+    request.state.user = user
+    if role is not None and role not in web.identity.roles(user):
+        raise PageError(403, f"Your roles do not include {role}.")
+    return user
+
+
 class PageError(Exception):
     """A refusal shown as a page (status and a message safe to show)."""
 
@@ -112,13 +124,7 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
         return HTMLResponse(html, code, headers=HEADERS)
 
     def who(request: Request, role: str | None = None) -> str:
-        user = web.identity.user_of_session(request.cookies.get(SESSION_COOKIE))
-        if user is None:
-            raise _Login
-        request.state.user = user
-        if role is not None and role not in web.identity.roles(user):
-            raise PageError(403, f"Your roles do not include {role}.")
-        return user
+        return page_user(web, request, role)
 
     async def checked_form(request: Request, role: str | None = None) -> tuple[str, Any]:
         """The user and the posted form, after the CSRF token is checked."""

@@ -24,9 +24,9 @@ from assay._errors import InvalidInput
 from assay.platform import review_report
 from assay.review import ReviewReport
 from assay.web._access import Web
-from assay.web._api import ROLE_NEEDED, _json
-from assay.web._identity import SESSION_COOKIE, bearer, csrf_for
-from assay.web._pages import HEADERS, PageError, _environment, _Login
+from assay.web._api import _json, api_user
+from assay.web._identity import SESSION_COOKIE, csrf_for
+from assay.web._pages import HEADERS, PageError, _environment, page_user
 from assay.web._svg import Point, interval_chart
 
 FIELDS = {"--protocol": "protocol", "--reference": "reference"}
@@ -39,31 +39,6 @@ def field_message(exc: InvalidInput, fields: dict[str, str]) -> str:
     if exc.where in fields:
         return fields[exc.where] + text.removeprefix(exc.where)
     return text
-
-
-def page_user(web: Web, request: Request, role: str | None = None) -> str:
-    """The page's user from the session cookie (the login page when none); 403 without
-    ``role``."""
-    user = web.identity.user_of_session(request.cookies.get(SESSION_COOKIE))
-    if user is None:
-        raise _Login
-    request.state.user = user
-    if role is not None and role not in web.identity.roles(user):
-        raise PageError(403, f"Your roles do not include {role}.")
-    return user
-
-
-def api_user(web: Web, request: Request, role: str | None = None) -> str:
-    """The API request's user from its bearer token (401 without one); 403 without ``role``."""
-    token = bearer(request.headers.get("authorization"))
-    name = web.identity.user_of_token(token) if token else None
-    if name is None:
-        raise HTTPException(
-            401, "give a valid token: Authorization: Bearer TOKEN", {"WWW-Authenticate": "Bearer"}
-        )
-    if role is not None and role not in web.identity.roles(name):
-        raise HTTPException(403, ROLE_NEEDED.format(role=role))
-    return name
 
 
 class Pages:
