@@ -53,6 +53,7 @@ def test_from_env_reads_every_field(clean_env: pytest.MonkeyPatch, tmp_path: Pat
         "ALLOW_UNISOLATED": "true",
         "CGROUP_PARENT": "self",
         "SANDBOX_PYTHON": "/usr/bin/python3.11",
+        "SANDBOX_ZYGOTE": "false",
         "DB": f"sqlite:///{tmp_path}/ledger.db",
         "BLOBS": str(tmp_path / "blobs"),
     }
@@ -78,6 +79,7 @@ def test_from_env_reads_every_field(clean_env: pytest.MonkeyPatch, tmp_path: Pat
         "allow_unisolated": True,
         "cgroup_parent": "self",
         "sandbox_python": "/usr/bin/python3.11",
+        "sandbox_zygote": False,
         "db": f"sqlite:///{tmp_path}/ledger.db",
         "blobs": str(tmp_path / "blobs"),
     }

@@ -55,6 +55,11 @@ class Config(BaseModel):
     """The Python that runs python checks' judge in the sandbox; None: the verifier's own. Another
     build of the same version (e.g. Debian's ``/usr/bin/python3.11``, which starts faster than a
     shared pyenv build); refused unless its version, bytecode and extension ABI match."""
+    sandbox_zygote: bool = True
+    """Fork python and shell checks' judges from a sandbox template (a judge started once, in
+    which only trusted code runs; each check still gets fresh namespaces, mounts, cgroup, uid
+    and seccomp filter: docs/security.md) instead of starting bubblewrap and an interpreter per
+    check (false: the old path, about twice the CPU per check)."""
     db: str = "sqlite:///assay.db"
     """The ledger's store: ``sqlite:///PATH`` (a file, relative to the current folder unless
     PATH starts with ``/``) or ``postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE``."""

@@ -390,7 +390,7 @@ def _threads(pids: set[int]) -> set[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", ["cold", "warm"])
 def test_every_thread_of_a_run_is_in_each_of_its_cgroups(shape: str) -> None:
-    sandbox = Sandbox(backend="bwrap", warm=shape == "warm")
+    sandbox = Sandbox(backend="bwrap", warm=shape == "warm", zygote=False)  # bwrap-started runs
     if sandbox.memory_limit != "cgroup-v1":
         pytest.skip("the per-thread join is v1's")
     limits = Limits(timeout=40)

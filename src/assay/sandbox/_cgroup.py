@@ -35,6 +35,9 @@ SANDBOX_OVERHEAD_TASKS = 3
 """Tasks of the sandbox itself inside the run's cgroup: bwrap, its PID-namespace init, and the
 joining shell that becomes bwrap (counted once); added to ``pids.max`` so the checked code gets
 its full ``processes`` budget."""
+FORKED_OVERHEAD_TASKS = 2
+"""The same for a run a sandbox template forked (``_template``): its PID namespace's init and
+the judge (the checked code's budget is then the same as on a bubblewrap-started run)."""
 
 _counter = itertools.count()
 
@@ -199,7 +202,13 @@ class RunCgroup:
     """The cgroup(s) of one run: made with its limits, joined by the run's first process,
     read, emptied and removed by ``close`` (always: the caller uses it as a context manager)."""
 
-    def __init__(self, where: Hierarchy, memory_bytes: int, tasks: int) -> None:
+    def __init__(
+        self,
+        where: Hierarchy,
+        memory_bytes: int,
+        tasks: int,
+        overhead: int = SANDBOX_OVERHEAD_TASKS,
+    ) -> None:
         self.version: CgroupVersion = where.version
         name = f"assay-{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
         folders = [where.memory / name]
@@ -225,7 +234,7 @@ class RunCgroup:
                     (self._memory / "memory.swap.max").write_text("0")
                 with contextlib.suppress(OSError):  # so an OOM kill takes the whole run down
                     (self._memory / "memory.oom.group").write_text("1")
-            (self._pids / "pids.max").write_text(str(tasks + SANDBOX_OVERHEAD_TASKS))
+            (self._pids / "pids.max").write_text(str(tasks + overhead))
         except OSError as exc:
             self.close()
             raise CgroupError(f"cannot set up the run's cgroup: {exc}") from None
@@ -250,6 +259,14 @@ class RunCgroup:
             targets = [(f / "cgroup.procs", "$$") for f in self._folders]
         writes = " && ".join(f"echo {who} > {shlex.quote(str(p))}" for p, who in targets)
         return f"{{ {writes}; }} 2>/dev/null || exit 125"
+
+    def join_files(self) -> list[Path]:
+        """The files a process writes ``0`` to, to move itself alone into this run's cgroup
+        (in ``join_script``'s order): v1 ``tasks``, v2 ``cgroup.procs``. A sandbox template's
+        child writes them through descriptors the verifier opened (``_forked``)."""
+        if self.version == "cgroup-v1":
+            return [f / "tasks" for f in self._folders]
+        return [f / "cgroup.procs" for f in self._folders]
 
     def counters(self) -> Counters:
         """What the kernel counted for this run (OOM kills, refused forks, CPU): the only evidence a limit is named from."""

@@ -42,7 +42,7 @@ from pathlib import Path
 from assay.sandbox._sandbox import Mount
 from assay.sandbox._shellrun import PROTECTED_BASH
 
-HELPERS = ("_proxy", "_candidate", "_tests", "_shellrun")
+HELPERS = ("_proxy", "_candidate", "_tests", "_shellrun", "_template")
 CANDIDATE_MARK = "candidate| "
 """Starts every line of output the candidate's process printed in a python check (``_proxy``)."""
 CANDIDATE_OUTPUT = "assay-candidate-output"

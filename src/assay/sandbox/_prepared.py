@@ -17,6 +17,7 @@ from pathlib import Path
 
 from assay._errors import SandboxUnavailable
 from assay.sandbox._cgroup import RunCgroup
+from assay.sandbox._forked import Forked
 from assay.sandbox._limits import Limits
 from assay.sandbox._reading import (
     collect,
@@ -46,7 +47,7 @@ class Prepared:
         self,
         isolation: Isolation,
         stack: contextlib.ExitStack,
-        process: subprocess.Popen[bytes],
+        process: subprocess.Popen[bytes] | Forked,
         cgroup: RunCgroup | None,
         limits: Limits,
         folder: Path | None,
@@ -71,8 +72,10 @@ class Prepared:
         return self.control >= 0 and self.process.poll() is None
 
     def kill(self) -> None:
-        """Kill every process of the run, through its cgroup when it has one."""
-        kill_tree(self.process)
+        """Kill every process of the run, through its cgroup when it has one (a run a template
+        forked always has one, and no process group of this process's)."""
+        if not isinstance(self.process, Forked):
+            kill_tree(self.process)
         if self._cgroup is not None:
             self._cgroup.kill(wait=False)  # its close waits for the last of them
 
@@ -83,7 +86,9 @@ class Prepared:
                 os.close(fd)
         self.control = self.done = -1
         self.channel = None
-        if self.process.stdout is not None:
+        if isinstance(self.process, Forked):
+            self.process.close()
+        elif self.process.stdout is not None:
             self.process.stdout.close()  # ``run`` read it; a run never sent, nobody did
 
     def close(self) -> None:
@@ -128,6 +133,16 @@ class Prepared:
         counters = cgroup.counters() if cgroup is not None else None
         if exit_code == JOIN_FAILED and cgroup is not None and not cgroup.joined():
             raise SandboxUnavailable("the run could not join its cgroup")
+        # Nothing in the sandbox can kill a forked run's init (pid 1: no signal from inside
+        # reaches it): its status is missing only when assay's own machinery failed (the
+        # template died, or never started the run: nothing ran in the run's cgroup), unless
+        # this parent ended the run or the OOM killer did.
+        if isinstance(process, Forked) and process.lost:
+            unexplained = seen.limit is None and (counters is None or counters.oom_kills == 0)
+            if unexplained or (cgroup is not None and not cgroup.joined()):
+                raise SandboxUnavailable(
+                    "the sandbox template's run ended without a status (the template died)"
+                )
         cpu = counters.cpu_seconds if counters is not None else seen.cpu_seconds
         limit = observed_limit(
             ended_by_parent=seen.limit,

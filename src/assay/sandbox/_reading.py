@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import selectors
 import signal
 import subprocess
@@ -19,7 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assay._files import readable
 from assay.sandbox._cgroup import Counters
+from assay.sandbox._forked import Forked
 from assay.sandbox._limits import FLOOD_FACTOR, Limits
 from assay.sandbox._result import LimitName
 
@@ -62,7 +63,7 @@ CPU_POLL = 0.1
 
 
 def collect(
-    process: subprocess.Popen[bytes],
+    process: subprocess.Popen[bytes] | Forked,
     limits: Limits,
     start: float,
     kill: Callable[[], None],
@@ -73,7 +74,9 @@ def collect(
     ``limits.cpu`` CPU seconds, read every ``CPU_POLL`` seconds: limit "cpu".
 
     The process is reaped here with ``wait4`` (its ``returncode`` is set) so that its CPU time,
-    and that of what it reaped, is measured by the parent.
+    and that of what it reaped, is measured by the parent. A run a sandbox template forked
+    (``Forked``) is not this process's child: its end is its status pipe, and its CPU time is
+    its cgroup's.
     """
     assert process.stdout is not None
     keep = limits.output_kb * 1024
@@ -83,7 +86,7 @@ def collect(
     limit: LimitName | None = None
     deadline = start + limits.timeout
     fd = process.stdout.fileno()
-    pidfd = os.pidfd_open(process.pid)
+    pidfd = os.dup(process.exit_fd) if isinstance(process, Forked) else os.pidfd_open(process.pid)
     selector = selectors.DefaultSelector()
     selector.register(fd, selectors.EVENT_READ)
     selector.register(pidfd, selectors.EVENT_READ)
@@ -107,7 +110,7 @@ def collect(
                 exited = True
                 selector.unregister(pidfd)
             if fd not in ready:
-                if exited and not _readable(fd):
+                if exited and not readable(fd, 0):
                     break
                 continue
             chunk = os.read(fd, 65536)
@@ -123,7 +126,7 @@ def collect(
             limit = _await_exit(pidfd, deadline, step, over_cpu)
         if limit is not None:
             kill()
-        cpu = _reap(process)
+        cpu = _reap(process, kill)
     finally:
         selector.close()
         os.close(pidfd)
@@ -138,8 +141,7 @@ def _await_exit(
     "time" at the deadline, "cpu" once ``over_cpu``."""
     while True:
         remaining = deadline - time.monotonic()
-        ready, _, _ = select.select([pidfd], [], [], max(0.0, min(remaining, step)))
-        if ready:
+        if readable(pidfd, min(remaining, step)):
             return None
         if over_cpu():
             return "cpu"
@@ -147,8 +149,11 @@ def _await_exit(
             return "time"
 
 
-def _reap(process: subprocess.Popen[bytes]) -> float:
+def _reap(process: subprocess.Popen[bytes] | Forked, kill: Callable[[], None]) -> float:
     """Wait for the process (already killed or exiting) and return its CPU seconds."""
+    if isinstance(process, Forked):
+        process.finish(kill)
+        return 0.0
     if process.returncode is not None:
         return 0.0
     while True:
@@ -162,11 +167,6 @@ def _reap(process: subprocess.Popen[bytes]) -> float:
             continue
     process.returncode = os.waitstatus_to_exitcode(status)
     return usage.ru_utime + usage.ru_stime
-
-
-def _readable(fd: int) -> bool:
-    ready, _, _ = select.select([fd], [], [], 0)
-    return bool(ready)
 
 
 def kill_tree(process: subprocess.Popen[bytes]) -> None:
@@ -196,7 +196,7 @@ def read_done(fd: int) -> bytes:
     data = bytearray()
     try:
         while len(data) < 4096:
-            ready = _readable(fd)
+            ready = readable(fd, 0)
             if not ready:
                 break
             chunk = os.read(fd, 4096)

@@ -425,9 +425,21 @@ def _load(name: str) -> "dict[str, Any]":
 
 
 def _code(path: str) -> "Any":
+    if path in _CODE:
+        return _CODE[path]
     with open(path, "rb") as source:
         data = source.read()
     return marshal.loads(data) if path.endswith(".code") else compile(data, path, "exec")
+
+
+_CODE: "dict[str, Any]" = {}
+"""The helpers' code, read once by a sandbox template (``_preload``) for every judge it forks."""
+
+
+def _preload() -> None:
+    for name in ("_proxy", "_candidate", "_tests", "_shellrun"):
+        path = _source(name)
+        _CODE[path] = _code(path)
 
 
 def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
@@ -548,4 +560,7 @@ def _print_traceback() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["template"]:  # a sandbox template: fork a judge per run (_template)
+        _load("_template")["serve"](int(sys.argv[2]), main, _preload, sys.argv[3:])
+    else:
+        main()

@@ -11,7 +11,12 @@ What it refuses, and why (EPERM unless said otherwise):
   ``process_madvise``, ``pidfd_getfd``, ``kcmp``. Checked code and the code that judges it may run
   as the same uid; without these a sandboxed child cannot attach to the judge, read or write its
   memory, or steal its descriptors. (``/proc/PID/mem`` is the same door through the filesystem:
-  the sandbox's /proc is mounted read-only, so it cannot be opened for writing.)
+  the sandbox's /proc is mounted read-only, so it cannot be opened for writing.) ``prlimit64``
+  only on the caller itself (pid 0, as ``setrlimit``, ``getrlimit`` and ``ulimit`` call it): the
+  kernel lets a process change the limits of any process whose uids match its own, dumpable or
+  not, so checked code could otherwise lower the judge's limits, or a forked run's init's
+  (RLIMIT_CPU: the init killed, its status lost, a refutation turned into assay's ``error``;
+  tests/adversarial/test_zygote_init_reach.py).
 - **Changing the sandbox itself**: ``unshare``, ``setns``, ``clone`` with any namespace flag,
   ``mount``, ``umount2``, ``pivot_root``, ``chroot``, the new mount API (``fsopen``, ``fsconfig``,
   ``fsmount``, ``fspick``, ``move_mount``, ``open_tree``, ``mount_setattr``), ``open_by_handle_at``
@@ -154,7 +159,7 @@ _X86_64 = {
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428,
     "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442,
-    "quotactl_fd": 443, "socket": 41, "socketpair": 53,
+    "quotactl_fd": 443, "socket": 41, "socketpair": 53, "prlimit64": 302,
 }  # fmt: skip
 _AARCH64 = {
     "lookup_dcookie": 18, "umount2": 39, "mount": 40, "pivot_root": 41, "chroot": 51,
@@ -169,7 +174,7 @@ _AARCH64 = {
     "io_uring_enter": 426, "io_uring_register": 427, "open_tree": 428, "move_mount": 429,
     "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
     "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443,
-    "socket": 198, "socketpair": 199,
+    "socket": 198, "socketpair": 199, "prlimit64": 261,
 }  # fmt: skip
 _ARCHES = {
     "x86_64": (0xC000003E, _X86_64, True),  # AUDIT_ARCH_X86_64; x32 numbers to refuse
@@ -219,6 +224,14 @@ def program(machine: str | None = None) -> bytes:
         _op(_JEQ_K, numbers["clone"], 0, 3),
         _op(_LD_W_ABS, _ARG0_LOW),
         _op(_JSET_K, _CLONE_NAMESPACES, 0, 1),
+        _ret(eperm),
+        _op(_LD_W_ABS, _NR),
+    ]
+    # prlimit64: only on the caller itself (pid 0).
+    code += [
+        _op(_JEQ_K, numbers["prlimit64"], 0, 3),
+        _op(_LD_W_ABS, _ARG0_LOW),
+        _op(_JEQ_K, 0, 1, 0),
         _ret(eperm),
         _op(_LD_W_ABS, _NR),
     ]
