@@ -125,7 +125,7 @@ class _Boom(Exception):
     pass
 
 
-@pytest.mark.parametrize("failure", ["platform-fails", "vet-refuses", "write-fails"])
+@pytest.mark.parametrize("failure", ["platform-fails", "platform-refuses", "write-fails"])
 def test_the_scratch_folder_is_removed_whatever_fails_after_extraction(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
 ) -> None:
@@ -133,7 +133,6 @@ def test_the_scratch_folder_is_removed_whatever_fails_after_extraction(
     watched.mkdir()
     with Platform.open(Config(db=f"sqlite:///{tmp_path / 'a.db'}")) as platform:
         monkeypatch.setattr(tempfile, "tempdir", str(watched))
-        vet = None
         expected: type[BaseException] = _Boom
         if failure == "platform-fails":
 
@@ -141,12 +140,13 @@ def test_the_scratch_folder_is_removed_whatever_fails_after_extraction(
                 raise _Boom
 
             monkeypatch.setattr(platform, "publish", boom)
-        elif failure == "vet-refuses":
+        elif failure == "platform-refuses":  # a refusal after extraction (a rule of publish's)
 
-            def vet(folder: Path) -> None:
+            def refuse(folder: Path, by: str) -> None:
                 assert (folder / "problem.yaml").is_file()
-                raise InvalidInput("refused by the caller's rule", where="--as")
+                raise InvalidInput("refused by a rule of the platform's", where="--as")
 
+            monkeypatch.setattr(platform, "publish", refuse)
             expected = InvalidInput
         else:
             real_write = _archive._write
@@ -157,6 +157,6 @@ def test_the_scratch_folder_is_removed_whatever_fails_after_extraction(
 
             monkeypatch.setattr(_archive, "_write", failing)
         with pytest.raises(expected):
-            publish_archive(platform, deep_names(3, 4, "tar"), "mgr", ArchiveLimits(), vet=vet)
+            publish_archive(platform, deep_names(3, 4, "tar"), "mgr", ArchiveLimits())
         assert [p for p in watched.iterdir() if p.name.startswith("assay-archive-")] == []
         assert platform.ledger.find(kind="problem.published") == []

@@ -110,11 +110,11 @@ def test_a_runs_init_keeps_nothing_while_the_check_runs(template: int) -> None:
     from tests.sandbox.zygote_helpers import descendants
 
     sandbox = zygote_sandbox()
-    thread = threading.Thread(target=judge_run, args=(sandbox, "import time\ntime.sleep(3)"))
+    thread = threading.Thread(target=judge_run, args=(sandbox, "import time\ntime.sleep(8)"))
     thread.start()
     try:
         inits: list[int] = []
-        for _ in range(100):
+        for _ in range(600):  # up to 30 s: a loaded machine starts the run late
             inits = [p for p in descendants(template) if _parent_of(p) == template]
             if inits:
                 break

@@ -144,6 +144,8 @@ def test_the_filter_changes_the_cost_never_the_proofs(judging: Judging, tmp_path
     assert on.controls.filtered > 0 and off.controls.filtered == 0
     assert on.controls.judgments < off.controls.judgments
     assert on.solved == 3 and on.canaries_solved == 0
+    easy = next(r for r in on.obligations if r.file == "Easy.agda")
+    assert ("sym", "cut") in [(t.term, t.outcome) for t in easy.tried]  # a function, never n ≡ m
     implicit = next(r for r in on.obligations if r.file == "Implicit.agda")
     assert implicit.proof is not None
     assert [s.term for s in implicit.proof] == ["≤-refl", "tr q r"]

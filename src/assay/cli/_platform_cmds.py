@@ -109,7 +109,7 @@ def problem_publish(
 
     archive = None
     limits = ArchiveLimits()
-    if not folder.is_dir():  # a packed folder: read it whole, then as the web upload is read
+    if folder.is_file():  # a packed folder: read it whole, then as the web upload is read
         archive = read_regular(folder, limits.total_bytes, "problem archive")
     with _platform() as platform:
         if archive is None:

@@ -3,8 +3,8 @@
 The folder's top-level ``*.agda`` files are the obligations (sub-folders, e.g. ``solutions/``,
 are not); each file's holes are its obligations. An optional ``obligations.json`` manifest says,
 per file, whether it is a canary (a false statement: it must never be solved), whether its
-intended solution is a single term from its own imports (``single_term``: the term-mode ceiling,
-known before any run), its originals (excluded from retrieval) and the library lemma its intended
+intended solution is one term of the fixed vocabulary from its own imports (``single_term``: the
+action space's ceiling, known before any run), its originals (excluded from retrieval) and the library lemma its intended
 solution names (``lemma``: the recall instrument's target). Files are only read; the search works
 on private copies. ``jobs`` obligations run at once, over disjoint copies; depth stays serial.
 """
@@ -41,6 +41,9 @@ class Entry(WireModel):
 
     canary: bool = False
     single_term: bool | None = None
+    """Whether the intended solution is one term of the fixed vocabulary (a closer, an assumption,
+    or a lemma the fixture names: bare, applied to underscores, or saturated with variables in
+    scope): the action space's ceiling. A single term outside it (``cong suc p``) is ``false``."""
     originals: list[str] = Field(default_factory=list)
     lemma: str | None = None
     """The library lemma the intended solution names, as the fixture names it."""

@@ -62,8 +62,8 @@ class ObligationLedger(WireModel):
     canary: bool = False
     """A false statement: it must never be solved."""
     single_term: bool | None = None
-    """Whether the intended solution is a single term from the fixture's imports (the
-    term-mode ceiling), from the folder's manifest; None when not stated."""
+    """Whether the intended solution is one term of the fixed vocabulary from the fixture's
+    imports (the action space's ceiling), from the folder's manifest; None when not stated."""
     holes: int
     """Open holes in the file as given (its obligations)."""
     proof: list[ProofStep] | None = None

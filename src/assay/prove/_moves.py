@@ -64,6 +64,16 @@ def explicit_arity(type_text: str) -> int | None:
     return min(count, MAX_ARITY + 1)
 
 
+def arrows(type_text: str) -> int | None:
+    """How many top-level arrows a printed type has (0: not a function type), or None when
+    unreadable. A printed lambda (``∃ λ n → n ≡ 0``) has an arrow that is no function type:
+    None then too, so a caller never takes it for one."""
+    segments = _top_level_arrows(type_text)
+    if segments is None or "λ" in type_text:
+        return None
+    return len(segments) - 1
+
+
 def _top_level_arrows(text: str) -> list[str] | None:
     depth = 0
     parts: list[str] = []

@@ -16,9 +16,10 @@ toolchain error, a lane that stopped answering), never counted either way.
 The filter changes the cost, never the verdict: it only drops candidates; the ones it keeps are
 judged in the same order, so the proof found is the same whenever it never drops a candidate the
 judge would accept. It drops a candidate when Agda rejects the term at the hole
-(``TermRejected``: not in scope, ill-typed) or infers a type with no unknowns that is not the
-goal's type as Agda prints both (normalised, in the same scope). The tests check that proofs
-are byte-identical with and without it.
+(``TermRejected``: not in scope, ill-typed), infers a type with no unknowns that is not the
+goal's type as Agda prints both (normalised, in the same scope), or infers a function type with
+an explicit argument where the goal is no function type (``_never_fits``). The tests check that
+proofs are byte-identical with and without it.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from assay.prove._fixture import (
     signature,
 )
 from assay.prove._ledger import ObligationLedger, Outcome, ProofStep, Timing, Tried
-from assay.prove._moves import Lemma, Move, explicit_arity, propose
+from assay.prove._moves import Lemma, Move, arrows, explicit_arity, propose
 from assay.prove._retrieval import retrieve
 from assay.prove._solve import Proved, Step
 
@@ -111,6 +112,19 @@ def _has_unknowns(type_text: str) -> bool:
         return True
     words = type_text.replace("(", " ").replace(")", " ").replace("{", " ").split()
     return any(word.startswith(("_", "?")) for word in words)
+
+
+def _never_fits(inferred: str, goal: str) -> bool:
+    """Whether a candidate is a function however its implicit arguments are filled, at a goal
+    that is not one: its printed type has an explicit argument (``{a : Level} {A : Set a}
+    (xs : List A) → …``: checked against the goal, Agda inserts the leading implicits and is
+    left with an explicit function type), while the goal's type has no arrow and no unknown. A
+    function type never equals a normalised type that is not one, so no judgment can accept
+    the candidate, unknowns in its own type (``_x ≡ _y → _y ≡ _x``) notwithstanding. Anything
+    unreadable, or a printed lambda (its arrow is not a function type), keeps the candidate."""
+    if _has_unknowns(goal) or arrows(goal) != 0:
+        return False
+    return bool(arrows(inferred)) and bool(explicit_arity(inferred))
 
 
 def _only_a_hole(term: str) -> bool:
@@ -189,6 +203,8 @@ class _Searcher:
         try:
             inferred = str(self._ask("infer", line, column, move.term))
         except TermRejected:
+            return True
+        if _never_fits(inferred, goal.type):
             return True
         return not _has_unknowns(inferred) and not _same_type(inferred, goal.type)
 
