@@ -311,12 +311,7 @@ class Sandbox:
         assert self._templates is not None
         stack = contextlib.ExitStack()
         try:
-            folder = None
-            if folder_at is not None:
-                folder = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
-                stack.callback(remove_tree, folder)
-                (folder / "mounted").mkdir()
-                os.chmod(folder / "mounted", 0o755)  # whatever the umask: the sandbox reads it
+            folder = None if folder_at is None else _run_folder(stack)
             cgroup = self._resources(stack, limits, FORKED_OVERHEAD_TASKS)
             assert cgroup is not None  # ``_forkable``: there is a hierarchy
             fds = _Fds(stack)
@@ -412,10 +407,7 @@ class Sandbox:
         try:
             folder = None
             if folder_at is not None:
-                folder = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
-                stack.callback(remove_tree, folder)
-                (folder / "mounted").mkdir()
-                os.chmod(folder / "mounted", 0o755)  # whatever the umask: the sandbox reads it
+                folder = _run_folder(stack)
                 mounts = [*mounts, Mount(folder / "mounted", folder_at)]
             cgroup = self._resources(stack, limits)
             fds = _Fds(stack)
@@ -668,6 +660,16 @@ def runner_control(
     }
     data = marshal.dumps(message)
     return len(data).to_bytes(8, "big") + data, nonce
+
+
+def _run_folder(stack: contextlib.ExitStack) -> Path:
+    """A fresh staging folder for one run (removed with ``stack``); the run sees its
+    ``mounted`` subfolder, readable whatever the umask."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
+    stack.callback(remove_tree, folder)
+    (folder / "mounted").mkdir()
+    os.chmod(folder / "mounted", 0o755)
+    return folder
 
 
 @lru_cache(maxsize=4)
