@@ -155,11 +155,7 @@ def review_report(
 
 
 def _rate(rate: Any) -> str:
-    if rate is None:
-        return "-"
-    if rate.n == 0:
-        return "0 of 0"
-    return f"{rate.rate:.2f} [{rate.low:.2f}, {rate.high:.2f}] ({rate.k}/{rate.n})"
+    return "-" if rate is None else str(rate.text(2))
 
 
 def _report_tables(view: Any) -> None:
@@ -199,13 +195,7 @@ def _report_tables(view: Any) -> None:
             _rate(p.automated_disagreement),
         )
         for a in p.agreement:
-            k = a.kappa
-            said = "-"
-            if k is not None and k.value is not None:
-                interval = f" [{k.low:.2f}, {k.high:.2f}]" if k.low is not None else ""
-                said = f"{k.method} {k.value:.2f}{interval}"
-            elif k is not None:
-                said = f"{k.method}: {k.note}"
+            said = "-" if a.kappa is None else a.kappa.text(2)
             agreement.add_row(name, a.node, str(a.seats), str(a.items), _rate(a.raw), said)
         for t in p.throughput:
             d = t.decisions

@@ -31,6 +31,13 @@ class Rate(WireModel):
     high: float | None
     method: str = "wilson"
 
+    def text(self, digits: int = 3) -> str:
+        """``0.750 [0.301, 0.954] (3/4)``: the terminal's table and the page print this."""
+        if self.n == 0:
+            return "0 of 0 (no estimate)"
+        numbers = (_shown(v, digits) for v in (self.rate, self.low, self.high))
+        return "{} [{}, {}] ({}/{})".format(*numbers, self.k, self.n)
+
 
 class PerHour(WireModel):
     """A count over hours of exposure, with its 95 % interval."""
@@ -52,6 +59,19 @@ class Kappa(WireModel):
     high: float | None = None
     note: str = ""
     categories: list[str] = Field(default_factory=list)
+
+    def text(self, digits: int = 3) -> str:
+        """``fleiss -0.310 [-0.500, 0.125]``, or why it is undefined."""
+        if self.value is None:
+            return f"{self.method}: undefined ({self.note})"
+        interval = ""
+        if self.low is not None:
+            interval = f" [{_shown(self.low, digits)}, {_shown(self.high, digits)}]"
+        return f"{self.method} {_shown(self.value, digits)}{interval}"
+
+
+def _shown(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def _finite(value: float) -> float | None:

@@ -74,22 +74,13 @@ def _f(value: float | None) -> str:
 
 
 def rate_text(rate: Any) -> str:
-    """``0.750 [0.301, 0.954] (3/4)``: a proportion, its 95 % interval and its counts."""
-    if rate is None:
-        return "-"
-    if rate.n == 0:
-        return "0 of 0 (no estimate)"
-    return f"{_f(rate.rate)} [{_f(rate.low)}, {_f(rate.high)}] ({rate.k}/{rate.n})"
+    """A rate as the report prints it (``Rate.text``); ``-`` when there is none."""
+    return "-" if rate is None else str(rate.text())
 
 
 def kappa_text(kappa: Any) -> str:
-    """``fleiss -0.310 [-0.500, 0.125]``, or why it is undefined."""
-    if kappa is None:
-        return "-"
-    if kappa.value is None:
-        return f"{kappa.method}: undefined ({kappa.note})"
-    interval = f" [{_f(kappa.low)}, {_f(kappa.high)}]" if kappa.low is not None else ""
-    return f"{kappa.method} {_f(kappa.value)}{interval}"
+    """A kappa as the report prints it (``Kappa.text``); ``-`` when there is none."""
+    return "-" if kappa is None else str(kappa.text())
 
 
 def hour_text(rate: Any) -> str:
