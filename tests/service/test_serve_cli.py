@@ -24,11 +24,16 @@ ASSAY = [sys.executable, "-m", "assay"]
 
 
 @contextmanager
-def serve(*args: str, cwd: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+def serve(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """``assay serve`` on a free port, answering ``/healthz``: its URL and its process (whose
+    stdout holds the banner it printed)."""
     port = free_port()
     process = subprocess.Popen(
         [*ASSAY, "serve", "--port", str(port), *args],
         cwd=cwd,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,20 +14,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 from typer.testing import CliRunner
 
 from assay.cli import app as cli
-from tests.service.conftest import free_port
+from tests.service.test_serve_cli import serve
 from tests.web.archives import tar_gz_of
 from tests.web.browser import TIMEOUT_MS, browser, shot
 
@@ -118,38 +114,12 @@ def serving(tmp_path: Path) -> Iterator[tuple[str, dict[str, str], str]]:
         "rev1": user_add(db, "rev1", "--role", "reviewer", "--group", "reviewers"),
     }
     env = {**os.environ, "ASSAY_DB": db, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "assay", "serve", "--port", str(free_port())],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with serve(cwd=tmp_path, env=env) as (served_at, process):
         assert process.stdout is not None
         banner = process.stdout.readline()  # printed before uvicorn starts
         found = re.search(r"serving on (http://\S+)", banner)
-        assert found, (banner, process.poll())
-        url = found.group(1)
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, process.communicate()
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "assay serve did not answer in time"
-            time.sleep(0.2)
-        yield url, tokens, db
-    finally:
-        process.terminate()
-        try:
-            process.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+        assert found and found.group(1) == served_at, banner
+        yield found.group(1), tokens, db
 
 
 def sign_in(browser: Any, url: str, token: str) -> Any:
