@@ -1,9 +1,13 @@
 """Sign-in rate limits (``assay.web._throttle``): a sliding window per key, bounded in keys;
 failed sign-ins per client on the login form and as bad bearer tokens on ``/v1`` (429 with
-Retry-After, refused before the token is looked at, so even the right token waits); sessions
+Retry-After, refused before the token is looked at, so even the right token waits; sign-ins
+in flight are waited for, not counted as failures); sessions
 started per user."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 from starlette.testclient import TestClient
 
@@ -40,6 +44,28 @@ def test_a_window_counts_per_key_slides_and_forgets_the_oldest_keys() -> None:
     for _ in range(100):
         window.record("c")
     assert len(window._events["c"]) == 3  # events per key are bounded too
+
+
+def test_a_take_waits_for_undecided_events_and_refuses_on_decided_ones() -> None:
+    """A window full of events still being decided makes a ``take`` wait for them: given
+    back, the waiting take gets its slot; counted, it is refused (and a take with no patience
+    is refused at once either way)."""
+    window = Window(Limit(2, 60))
+    assert window.take("a") == 0 and window.take("a") == 0
+    assert window.take("a") > 0  # no patience: refused while undecided
+    results: list[int] = []
+    waiting = threading.Thread(target=lambda: results.append(window.take("a", patience=30)))
+    waiting.start()
+    time.sleep(0.2)
+    assert results == []  # still waiting on the two undecided events
+    window.settle("a", counts=True)
+    window.settle("a", counts=False)  # a right token: its slot is given to the waiting take
+    waiting.join(30)
+    assert results == [0]
+    window.settle("a", counts=True)
+    started = time.monotonic()
+    assert window.take("a", patience=30) > 0  # full of decided failures: refused at once
+    assert time.monotonic() - started < 5
 
 
 def sessions(site: Site) -> int:

@@ -17,7 +17,7 @@ from assay._errors import InvalidInput
 from assay.status import Status
 from assay.web._access import Refused, Web
 from assay.web._identity import bearer
-from assay.web._throttle import client_of
+from assay.web._throttle import PATIENCE, client_of
 from assay.web._uploads import read_archive_upload, read_upload
 
 ROLE_NEEDED = "your roles do not include {role} (assay user add NAME --role {role})"
@@ -43,23 +43,27 @@ def _refused(exc: Refused) -> HTTPException:
 def api_user(web: Web, request: Request, role: str | None = None) -> str:
     """The API request's user from its bearer token: 401 without a valid one, 429 past the
     failed sign-ins of its address (every ``/v1`` route shares this count), 403 without
-    ``role``."""
+    ``role``. It may wait for sign-ins in flight: call it from a worker thread (a plain
+    ``def`` route, or ``_threaded``), never on the event loop."""
     given = request.headers.get("authorization")
     token = bearer(given)
     client = client_of(request.client.host if request.client else None)
     # a sign-in is counted as failed before its token is looked at, and given back when
     # the token is right: concurrent guesses cannot all pass the check
     failures = web.limits.failures
-    wait = failures.take(client) if given else failures.wait(client)
+    wait = failures.take(client, PATIENCE) if given else failures.wait(client)
     if wait:  # refused before the token is looked at: a guesser learns nothing more
         raise HTTPException(
             429,
             f"too many failed sign-ins from this address; retry in {wait} s",
             {"Retry-After": str(wait)},
         )
-    name = web.identity.user_of_token(token) if token else None
-    if name is not None and given:
-        failures.give_back(client)
+    name = None
+    try:
+        name = web.identity.user_of_token(token) if token else None
+    finally:
+        if given:
+            failures.settle(client, counts=name is None)
     if name is None:
         raise HTTPException(
             401,
@@ -107,7 +111,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
         folder (``problem.yaml`` at its top or in its one top-level folder). Publishes it as
         ``assay problem publish`` does: ``assay.published/1`` (201 when new, 200 when the same
         folder was published before). 422 names what is wrong; nothing is published then."""
-        name = user(request, "manager")
+        name = await _threaded(user, request, "manager")
         data, _ = await read_archive_upload(request, max_body)
         done = await _threaded(call, web.publish, data, name)
         return _json(done.to_json(), 201 if done.new else 200)
@@ -140,7 +144,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     @router.post("/problems/{problem}/submissions", status_code=201)
     async def submit(request: Request, problem: str) -> Response:
         """Multipart: one file field per role, and an optional ``summary`` text field."""
-        name = user(request, "participant")
+        name = await _threaded(user, request, "participant")
         files, summary, _ = await read_upload(request, max_body)
         run = await _threaded(call, web.submit, problem, name, files, summary)
         return _json(run.to_json(), 201)
@@ -157,7 +161,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     @router.post("/revocations")
     async def revoke(request: Request) -> Response:
         """``{"checker": ID, "why": TEXT}``: revoke the checker on the problems you manage."""
-        name = user(request, "manager")
+        name = await _threaded(user, request, "manager")
         body = await _small_json(request)
         checker, why = body.get("checker"), body.get("why")
         if not isinstance(checker, str) or not isinstance(why, str):
@@ -174,7 +178,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
         waits at: a party's word (``result`` and ``reason``) or, for a rule stage, the
         evidence (a JSON value the stage's schema is applied to). Who may record is the
         contract's rule."""
-        name = user(request)
+        name = await _threaded(user, request)
         body = await _small_json(request, 16 * 1024 * 1024)
         stage, result = body.get("stage"), body.get("result")
         reason = body.get("reason")
@@ -208,7 +212,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
     @router.post("/seats/{seat:path}/respond")
     async def respond(request: Request, seat: str) -> Response:
         """The response document (with its ``assistance`` list) as the JSON body."""
-        name = user(request, "reviewer")
+        name = await _threaded(user, request, "reviewer")
         data = await _body(request, 1024 * 1024)
         try:
             view = await _threaded(web.platform.reviews.respond, seat, name, data)

@@ -23,7 +23,7 @@ from assay.status import Status
 from assay.web import _form
 from assay.web._access import Refused, Web
 from assay.web._identity import LOGIN_COOKIE, SESSION_COOKIE, SESSION_HOURS, csrf_for, same
-from assay.web._throttle import client_of
+from assay.web._throttle import PATIENCE, client_of
 from assay.web._uploads import read_archive_upload, read_upload
 
 HEADERS = {
@@ -206,23 +206,29 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
 
         # counted as a failure before the token is looked at (and given back when it is
         # right), so requests in flight at once cannot all pass the check
-        wait = web.limits.failures.take(client)
+        limits = web.limits
+        wait = await run_in_threadpool(limits.failures.take, client, PATIENCE)
         if wait:  # refused before the token is looked at: a guesser learns nothing more
             return again(
                 429, f"Too many failed sign-ins from your address; try again in {wait} s.", wait
             )
         user = None
-        if isinstance(token, str) and 0 < len(token.strip()) <= 512:
-            user = await run_in_threadpool(web.identity.user_of_token, token.strip())
+        try:
+            if isinstance(token, str) and 0 < len(token.strip()) <= 512:
+                user = await run_in_threadpool(web.identity.user_of_token, token.strip())
+        finally:
+            limits.failures.settle(client, counts=user is None)
         if user is None or not isinstance(token, str):
             return again(401, "That token is not valid (a newer one may have replaced it).")
-        web.limits.failures.give_back(client)
-        wait = web.limits.sessions.take(user)
+        wait = await run_in_threadpool(limits.sessions.take, user, PATIENCE)
         if wait:
             return again(429, f"Too many sign-ins as {user} lately; try again in {wait} s.", wait)
-        started = await run_in_threadpool(web.identity.start, token.strip())
+        started = None
+        try:
+            started = await run_in_threadpool(web.identity.start, token.strip())
+        finally:
+            limits.sessions.settle(user, counts=started is not None)
         if started is None:  # replaced between the two reads
-            web.limits.sessions.give_back(user)
             return again(401, "That token is not valid (a newer one may have replaced it).")
         _, session = started
         moved = RedirectResponse(nxt, 303, headers=HEADERS)

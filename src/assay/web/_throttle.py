@@ -35,7 +35,13 @@ class Limit:
 
 
 class Window:
-    """A sliding window of event times per key, bounded in keys and in events per key."""
+    """A sliding window of event times per key, bounded in keys and in events per key.
+
+    An event can be *taken* before it is known to count (a sign-in whose token is still being
+    looked up) and *settled* later. While a key's window is full only because some of its
+    events are still undecided, ``take`` waits for them (up to its ``patience``) instead of
+    refusing: otherwise a burst of right tokens would be told to wait for failures that never
+    happened, and a burst of guesses would all be looked at before any counted."""
 
     def __init__(
         self, limit: Limit, max_keys: int = 10_000, clock: Callable[[], float] = time.monotonic
@@ -44,7 +50,8 @@ class Window:
         self.max_keys = max_keys
         self.clock = clock
         self._events: OrderedDict[str, deque[float]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+        self._decided = threading.Condition()
 
     def _live(self, key: str, now: float) -> deque[float]:
         events = self._events.get(key)
@@ -58,40 +65,59 @@ class Window:
             events.popleft()
         return events
 
+    def _wait(self, events: deque[float], now: float) -> int:
+        return max(1, math.ceil(events[0] + self.limit.seconds - now))
+
     def wait(self, key: str) -> int:
         """Seconds until ``key`` may act again (0: now)."""
-        with self._lock:
+        with self._decided:
             now = self.clock()
             events = self._live(key, now)
-            if len(events) < self.limit.count:
-                return 0
-            return max(1, math.ceil(events[0] + self.limit.seconds - now))
+            return 0 if len(events) < self.limit.count else self._wait(events, now)
 
     def record(self, key: str) -> None:
         """One event for ``key`` now."""
-        with self._lock:
+        with self._decided:
             now = self.clock()
             self._live(key, now).append(now)
 
-    def take(self, key: str) -> int:
-        """Check and record in one step: the seconds to wait (nothing recorded), or 0 after
-        recording one event now. Checking with ``wait`` and recording after a slow step (a
-        ledger read) would let every request in flight pass the check before any is counted:
-        a hundred concurrent guesses would all be looked at."""
-        with self._lock:
-            now = self.clock()
-            events = self._live(key, now)
-            if len(events) >= self.limit.count:
-                return max(1, math.ceil(events[0] + self.limit.seconds - now))
-            events.append(now)
-            return 0
+    def take(self, key: str, patience: float = 0.0) -> int:
+        """Check and take one undecided event in one step: the seconds to wait (nothing
+        taken), or 0 after taking it; ``settle`` must follow. Checking with ``wait`` and
+        recording after a slow step (a ledger read) would let every request in flight pass the
+        check before any is counted. Blocks up to ``patience`` seconds while undecided events
+        of ``key`` fill the window: call it from a worker thread, never an event loop."""
+        with self._decided:
+            deadline = time.monotonic() + patience
+            while True:
+                now = self.clock()
+                events = self._live(key, now)
+                if len(events) < self.limit.count:
+                    events.append(now)
+                    self._open[key] = self._open.get(key, 0) + 1
+                    return 0
+                left = deadline - time.monotonic()
+                if not self._open.get(key) or left <= 0:
+                    return self._wait(events, now)
+                self._decided.wait(left)
 
-    def give_back(self, key: str) -> None:
-        """Undo one ``take`` of ``key`` (the attempt turned out not to count: a right token)."""
-        with self._lock:
+    def settle(self, key: str, counts: bool) -> None:
+        """Decide one event ``take`` gave ``key``: it stays (``counts``) or is undone (the
+        attempt turned out not to count: a right token)."""
+        with self._decided:
+            left = self._open.get(key, 0) - 1
+            if left > 0:
+                self._open[key] = left
+            else:
+                self._open.pop(key, None)
             events = self._events.get(key)
-            if events:
+            if not counts and events:
                 events.pop()
+            self._decided.notify_all()
+
+
+PATIENCE = 5.0
+"""Seconds a sign-in waits for undecided sign-ins of its address (or user) to be decided."""
 
 
 @dataclass
