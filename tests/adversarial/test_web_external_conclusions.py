@@ -7,9 +7,9 @@ the submission's own participant, another participant, a reviewer, a manager of 
 the party of the problem's *other* external stage (by changing the stage in the URL or the body):
 each is refused with nothing recorded. A form posted again concludes nothing twice; a run whose
 checker was revoked is not made to count by a party's "verified"; a reason or evidence carrying
-markup is shown escaped on another user's page. One known limit is kept as a strict xfail: the
-rule of a ``rule`` stage is applied to the evidence alone, so a supplier's report about one
-entry verifies another entry."""
+markup is shown escaped on another user's page. A supplier's report about one entry no longer
+verifies another: the example's rule stage binds the report's ``/image`` to the entry's
+(``binds``; ``tests/platform/test_rule_binds.py`` tries the other instances)."""
 
 from __future__ import annotations
 
@@ -274,15 +274,6 @@ def test_markup_in_evidence_is_shown_as_text(client: TestClient, site: Site) -> 
     assert "<script>alert" not in page and "<img src=x" not in page and "<b>" not in page
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "adv-webarchive: a rule stage's rule is applied to the evidence alone; nothing binds the "
-        "report to the submission (its image digest), so the good entry's report, supplied for "
-        "another entry, verifies that entry. A contract-level fix: let the rule compare evidence "
-        "fields to the submission's artifacts (or record the evidence's subject)."
-    ),
-)
 def test_a_report_about_another_entry_does_not_verify_this_one(
     client: TestClient, site: Site
 ) -> None:
@@ -297,7 +288,7 @@ def test_a_report_about_another_entry_does_not_verify_this_one(
         data={"csrf": csrf, "evidence": GOOD_REPORT},  # the report names the *good* image
         follow_redirects=False,
     )
-    assert verdict(site, sid)["standing"] != "verified"
+    assert verdict(site, sid)["standing"] == "refuted"  # the stage binds /image to the entry's
 
 
 def test_the_form_needs_the_session_s_csrf_token(client: TestClient, site: Site) -> None:

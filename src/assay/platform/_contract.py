@@ -89,6 +89,31 @@ class ReviewStage(Authored):
     establishes: str | None = None
 
 
+POINTER = re.compile(r"(/([^~/]|~[01])*)+")
+"""A JSON Pointer (RFC 6901) to a member, never the whole document ("")."""
+
+
+def _pointer(value: str) -> str:
+    if not POINTER.fullmatch(value):
+        raise ValueError(f"{value!r} is not a JSON Pointer to a member (e.g. /image)")
+    return value
+
+
+Pointer = Annotated[str, AfterValidator(_pointer)]
+
+
+class Bind(Authored):
+    """Ties a rule stage's evidence to the submission it concludes: the value at ``evidence``
+    in the supplied evidence must be the submission's ``role`` artifact's value at ``at`` (the
+    artifact read as JSON), or, without ``at``, the artifact's sha256 in hex. Without a bind
+    the rule judges the evidence alone, and a report about another entry could conclude this
+    one."""
+
+    evidence: Pointer
+    role: Name
+    at: Pointer | None = Field(None, exclude_if=lambda value: value is None)
+
+
 class ExternalStage(Authored):
     """A conclusion that comes from outside assay, and the record says how it came."""
 
@@ -105,6 +130,10 @@ class ExternalStage(Authored):
     """For "rule": who may supply the evidence (required: otherwise anyone, a rival included,
     could decide someone else's run). The submission's own participant never may, even when
     named: a participant's account of its own work is never evidence."""
+    binds: list[Bind] = Field(default_factory=list, exclude_if=lambda value: not value)
+    """For "rule": what in the evidence must match the submission's artifacts. Written only
+    when given, so a stage without binds has the same JSON (and contract id) as before binds
+    existed."""
     establishes: str | None = None
 
     @model_validator(mode="after")
@@ -124,6 +153,8 @@ class ExternalStage(Authored):
             raise ValueError("'party' is for a 'party' stage; a 'rule' stage has none")
         if self.mechanism == "party" and self.evidence_schema is not None:
             raise ValueError("'evidence_schema' is for a 'rule' stage; a 'party' stage has none")
+        if self.mechanism == "party" and self.binds:
+            raise ValueError("'binds' is for a 'rule' stage; a 'party' stage has none")
         if self.mechanism == "party" and self.supplied_by is not None:
             raise ValueError("'supplied_by' is for a 'rule' stage; a 'party' stage has 'party'")
         return self
@@ -162,6 +193,14 @@ class Contract(WireModel):
                 if name in seen:
                     raise ValueError(f"{what} {name!r} is declared twice")
                 seen.add(name)
+        roles = {r.name for r in self.roles}
+        for stage in self.stages:
+            for bind in stage.binds if isinstance(stage, ExternalStage) else []:
+                if bind.role not in roles:
+                    raise ValueError(
+                        f"stage {stage.name!r} binds its evidence to {bind.role!r}, which is "
+                        "not a role"
+                    )
         keys = {r.key for r in self.references}
         for key in self.conformance:
             if key not in keys:

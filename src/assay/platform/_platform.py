@@ -565,7 +565,14 @@ class Platform:
                     where="--evidence",
                 )
             assert definition.evidence_schema is not None
-            concluded, detail = apply_rule(definition.evidence_schema, evidence, self.config)
+            concluded, detail = apply_rule(
+                definition.evidence_schema,
+                evidence,
+                self.config,
+                definition.binds,
+                {a.role: a for a in sub.artifacts},
+                self.ledger.blobs.read,
+            )
             evidence_sha = self.ledger.blobs.put_bytes(evidence).sha256
         else:
             if status is None or status is Status.ERROR or not reason or evidence is not None:

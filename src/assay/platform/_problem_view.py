@@ -63,6 +63,7 @@ def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
         party=stage.party,
         rule=stage.evidence_schema,
         supplied_by=stage.supplied_by,
+        binds=[b.to_json() for b in stage.binds] or None,
     )
 
 

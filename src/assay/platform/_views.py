@@ -121,6 +121,8 @@ class StageSummary(WireModel):
     """For a rule stage: the JSON Schema the evidence must meet."""
     supplied_by: list[str] | None = None
     """For a rule stage: who may supply the evidence (None: anyone but the participant)."""
+    binds: list[dict[str, Any]] | None = Field(None, exclude_if=lambda value: not value)
+    """For a rule stage: what in the evidence must match the submission's artifacts."""
     protocol: dict[str, Any] | None = None
     """For a review stage: its protocol, as the contract states it."""
 
