@@ -89,6 +89,9 @@ def test_a_supplier_pastes_a_rule_stage_s_evidence(api: TestClient, site: Site) 
     form = api.get(url)
     assert form.status_code == 200 and "Record the evidence" in form.text
     assert "tokens_per_second" in form.text  # the rule is shown
+    assert "must be about this submission" in form.text and "<code>/image</code>" in form.text
+    page = api.get("/problems/external-benchmark").text
+    assert "about this submission (<code>/image</code> = <code>/image</code> of the entry)" in page
     empty = api.post(url, data={"csrf": csrf, "evidence": ""})
     assert empty.status_code == 422 and re.search(r'id="err-evidence"[^>]*>Paste', empty.text)
     loose = api.post(url, data={"csrf": csrf, "evidence": '{"tokens_per_second": NaN}'})
