@@ -7,8 +7,10 @@ would show alice's runs (and her verdict) as his.
 Found here (fixed; kept as regression tests): the buffer is a module global read and replaced without a lock,
 so threads of one process (the ledger is built for them: appends take turns under a thread
 lock, and the HTTP service will call the platform from a thread pool) draw the same 8 bytes:
-measured, 4 threads x 20,000 ids gave 64,229 distinct ids out of 80,000. And nothing refuses a
-repeated id when it is recorded: forced once, bob's submission shows alice's (and her verdict).
+measured, 4 threads x 20,000 ids gave 64,229 distinct ids out of 80,000. And nothing refused a
+repeated id when it was recorded: forced once, bob's submission showed alice's (and her
+verdict); now the append's guard finds the id recorded and the batch is decided again with a
+fresh draw.
 
 Refused correctly (passing): a forked child never reuses its parent's unused bytes.
 """
@@ -27,7 +29,6 @@ from assay.platform import _platform as platform_module
 from assay.platform._platform import new_id
 from assay.status import Status
 from tests.adversarial.platform_attacks import (
-    FINDING,
     Clock,
     answer_contract,
     make_problem,
@@ -74,11 +75,6 @@ def test_a_forked_child_never_reuses_its_parents_bytes() -> None:
     assert not child & parent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FINDING,
-    reason="padv2 I1: a drawn id already recorded is recorded again (two submissions merge)",
-)
 def test_a_repeated_submission_id_never_merges_two_submissions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

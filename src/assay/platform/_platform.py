@@ -334,7 +334,15 @@ class Platform:
         def unchanged(find: Reader) -> None:
             """Read again inside the append's transaction: the allowance still admits every
             item, and every stored byte is still there (a withdrawal deletes under the same
-            lock). Otherwise the batch is decided again (``_Raced``)."""
+            lock), and no drawn submission id is recorded already (64 random bits repeat
+            only by a broken generator, but a repeat would merge two histories: ``History``
+            reads every entry of a subject). Otherwise the batch is decided again (``_Raced``)
+            with fresh ids."""
+            for entry in entries:
+                if entry.kind in (r.SUBMISSION, r.REFUSED) and find(
+                    subject=entry.subject, newest=1
+                ):
+                    raise _Raced
             for _, record, _ in admitted:
                 for artifact in record.artifacts:
                     if not self.ledger.blobs.has(artifact.sha256):
