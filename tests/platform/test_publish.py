@@ -137,6 +137,23 @@ def test_only_a_manager_publishes_a_new_revision(platform: Platform, tmp_path: P
     assert rows(platform) == before
 
 
+def test_who_published_each_revision_is_recorded(platform: Platform, tmp_path: Path) -> None:
+    """The revision's body is the revision (its id is its digest), so the publisher is the
+    entry's indexed name, shown with the problem; publishing an earlier revision again records
+    who made it current again."""
+    folder = make_problem(tmp_path, contract=ANSWER_CONTRACT)
+    first = platform.publish(folder, "alice")
+    assert platform.problem("demo").published_by == "alice"
+    write(folder, "statement.md", "Solve it, again.")
+    platform.publish(folder, "alice")
+    write(folder, "statement.md", "Solve it.")
+    again = platform.publish(folder, "alice")
+    assert again.revision == first.revision and again.current_again
+    entries = platform.ledger.find(kind="revision.published", subject=first.revision)
+    assert [e.participant for e in entries] == ["alice", "alice"]
+    assert platform.problem("demo").to_json()["published_by"] == "alice"
+
+
 def test_problem_show_states_the_process(platform: Platform, tmp_path: Path) -> None:
     contract = copy.deepcopy(SCHEMA_CONTRACT)
     contract["stages"][0]["establishes"] = "The document has an integer x."

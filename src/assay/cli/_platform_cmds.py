@@ -145,6 +145,8 @@ def problem_show(
         from assay.platform import when
 
         out = [f"{v.problem}: {v.title}", f"revision {v.revision} ({v.revisions} published)"]
+        by = f" by {v.published_by}" if v.published_by else ""
+        out.append(f"published {when(v.published)}{by}")
         out.append(f"contract {v.contract or 'none: work is recorded and never verified'}")
         if v.acceptance:
             out.append(f"acceptance: {v.acceptance}")

@@ -152,10 +152,12 @@ class Platform:
         new = not self.ledger.find(kind=r.REVISION, subject=rid)
         current = not new and self._revisions(draft.problem)[-1].subject == rid
         conformance: list[dict[str, Any]] = []
+        # the revision's body is the revision (its id is the body's digest); who published it
+        # is the entry's participant column, the one indexed name an entry carries
         if not new and not current:  # an earlier revision, published again: current again
-            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem))
+            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem, by))
         if new:
-            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem))
+            entries.append(self._entry(r.REVISION, rid, revision, at, draft.problem, by))
             if contract is not None:
                 with tempfile.TemporaryDirectory(dir=self._scratch) as tmp:
                     records = run_conformance(
@@ -200,7 +202,7 @@ class Platform:
         revision = Revision.model_validate(entry.body)
         contract = self._contract(revision.contract) if revision.contract else None
         count = len({e.subject for e in revisions})
-        return problem_view(revision, entry.subject, contract, count, entry.at)
+        return problem_view(revision, entry.subject, contract, count, entry.at, entry.participant)
 
     # ---------------------------------------------------------------- submitting
 

@@ -68,7 +68,12 @@ def _summary(stage: SandboxStage | ReviewStage | ExternalStage) -> StageSummary:
 
 
 def problem_view(
-    revision: Revision, rid: str, contract: Contract | None, revisions: int, published: datetime
+    revision: Revision,
+    rid: str,
+    contract: Contract | None,
+    revisions: int,
+    published: datetime,
+    published_by: str | None = None,
 ) -> ProblemView:
     """The current revision's process: stages in order, roles, references (sealed ones too)."""
     described = {r.key: r.description for r in contract.references} if contract else {}
@@ -98,4 +103,5 @@ def problem_view(
         ],
         policy=revision.policy.to_json(),
         published=published,
+        published_by=published_by,
     )

@@ -143,6 +143,9 @@ class ProblemView(WireModel):
     skills: list[dict[str, Any]]
     policy: dict[str, Any]
     published: datetime
+    published_by: str | None = Field(None, exclude_if=lambda value: value is None)
+    """The manager who published the current revision (absent in stores written before the
+    publisher was recorded)."""
 
 
 class Published(WireModel):
