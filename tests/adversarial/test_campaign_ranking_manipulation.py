@@ -56,7 +56,7 @@ def test_how_a_score_is_written_never_changes_the_order(
         assert shown.order is not None
         assert shown.order[0].label == expected_first
         assert [o.scores for o in shown.order] == [2, 2]  # every judge counted
-        assert shown.order[1].mean == pytest.approx(0.5)
+        assert shown.order[1].score == pytest.approx(0.5)
 
 
 def test_an_unfinished_item_is_not_ranked_on_half_its_scores(tmp_path: Path) -> None:

@@ -47,8 +47,9 @@ def expert() -> dict[str, Any]:
     }
 
 
-def ranking() -> dict[str, Any]:
-    """Two reviewers score each item 0..1; the mean decides (and orders the items)."""
+def ranking(aggregate: str = "mean") -> dict[str, Any]:
+    """Two reviewers score each item 0..1; the ``aggregate`` (mean, min or max) decides and
+    orders the items."""
     schema = {
         "type": "object",
         "additionalProperties": False,
@@ -68,7 +69,7 @@ def ranking() -> dict[str, Any]:
                 "op": "score",
                 "inputs": ["judges"],
                 "field": "score",
-                "aggregate": "mean",
+                "aggregate": aggregate,
                 "threshold": 0.5,
                 "final": True,
             },

@@ -135,10 +135,23 @@ def test_an_audit_campaign_samples_runs_and_shows_their_submissions(
     assert caught.value.where == "--as"
 
 
-def test_a_ranking_campaign_orders_items_by_mean_score(platform: Platform, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("aggregate", "expected"),
+    [
+        # means 0.6, 0.8, 0.6: a tie, the earlier item first
+        ("mean", [("item02.md", 0.8), ("item01.md", 0.6), ("item03.md", 0.6)]),
+        ("min", [("item02.md", 0.7), ("item01.md", 0.5), ("item03.md", 0.4)]),
+        ("max", [("item02.md", 0.9), ("item03.md", 0.8), ("item01.md", 0.7)]),
+    ],
+)
+def test_a_ranking_campaign_orders_items_as_the_reducer_aggregates(
+    platform: Platform, tmp_path: Path, aggregate: str, expected: list[tuple[str, float]]
+) -> None:
     users(platform, reviewers=2, experts=0)
-    view = platform.reviews.campaigns.create(parsed(ranking()), str(items(tmp_path, 3)), "boss")
-    scores = {1: (0.5, 0.7), 2: (0.9, 0.7), 3: (0.8, 0.4)}  # means 0.6, 0.8, 0.6 (a tie)
+    view = platform.reviews.campaigns.create(
+        parsed(ranking(aggregate)), str(items(tmp_path, 3)), "boss"
+    )
+    scores = {1: (0.5, 0.7), 2: (0.9, 0.7), 3: (0.8, 0.4)}
     for item in view.items:
         n = int(item.item.rpartition(".")[2])
         for j, value in enumerate(scores[n], 1):
@@ -153,13 +166,12 @@ def test_a_ranking_campaign_orders_items_by_mean_score(platform: Platform, tmp_p
             platform.reviews.respond(seat, f"rev{j}", json.dumps(document).encode())
     shown = platform.reviews.campaigns.show(view.campaign, "boss")
     assert shown.order is not None and shown.order_rule is not None
-    assert [(o.label, o.mean) for o in shown.order] == [
-        ("item02.md", 0.8),
-        ("item01.md", 0.6),  # tied with item03: the earlier item first
-        ("item03.md", 0.6),
-    ]
+    assert [(o.label, o.score) for o in shown.order] == expected
+    assert {o.aggregate for o in shown.order} == {aggregate}
+    assert shown.order_rule.startswith(f"{aggregate} of 'score'")
     assert "ties by the item's place" in shown.order_rule
-    assert all(i.decision == "accept" for i in shown.items)
+    decided = {i.label: i.decision for i in shown.items}
+    assert decided == {label: "accept" if v >= 0.5 else "reject" for label, v in expected}
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ from assay.review import (
     Protocol,
     ReduceNode,
     ReviewNode,
-    exact_score,
+    aggregate_of,
     fold,
     parse_seat,
 )
@@ -108,12 +108,15 @@ class CampaignRecord(WireModel):
 
 
 class RankedItem(WireModel):
-    """One item's place in a ranking campaign's order (exact mean score, ties by place)."""
+    """One item's place in a ranking campaign's order (the reducer's aggregate of its scores,
+    computed exactly; ties by place)."""
 
     rank: int
     item: str
     label: str
-    mean: float
+    score: float
+    """The score reducer's aggregate (``aggregate``: mean, min or max) of the item's scores."""
+    aggregate: str
     scores: int
 
 
@@ -742,38 +745,48 @@ def _stored(entry: NewEntry) -> Entry:
 def ranking(
     protocol: Protocol, boards: list[tuple[ItemRecord, Board]]
 ) -> tuple[list[RankedItem] | None, str | None]:
-    """A ranking campaign's order: for the protocol's first ``score`` reducer, each item's mean
-    of its input nodes' scores (exact, on the numbers as written), highest first; ties broken
-    by the item's place in the campaign (earlier first). Items not yet scored are left out.
-    None for a protocol without a score reducer."""
-    node = next(
+    """A ranking campaign's order: for the protocol's first ``score`` reducer, each item's
+    aggregate of its input nodes' scores as that reducer aggregates them (mean, min or max;
+    exact, on the numbers as written), highest first; ties broken by the item's place in the
+    campaign (earlier first). Items not yet scored are left out. None for a protocol without a
+    score reducer."""
+    name = next(
         (
-            protocol.nodes[n]
+            n
             for n in protocol.order()
             if isinstance(protocol.nodes[n], ReduceNode) and protocol.nodes[n].op == "score"  # type: ignore[union-attr]
         ),
         None,
     )
+    node = protocol.nodes[name] if name is not None else None
     if not isinstance(node, ReduceNode) or node.field is None:
         return None, None
     scored: list[tuple[Fraction, int, ItemRecord, int]] = []
     for place, (item, board) in enumerate(boards):
         values = [  # exactly as the reducer reads them: a number as written (Decimal) counts
-            exact_score(response[node.field])
+            response[node.field]
             for responses in board.responses(node.inputs).values()
             for response in responses or []
             if isinstance(response.get(node.field), (int, float, Decimal))
             and not isinstance(response.get(node.field), bool)
         ]
         if values:
-            scored.append((sum(values, Fraction(0)) / len(values), place, item, len(values)))
+            scored.append((aggregate_of(values, node.aggregate), place, item, len(values)))
     scored.sort(key=lambda s: (-s[0], s[1]))
     order = [
-        RankedItem(rank=i, item=item.item, label=item.label, mean=float(mean), scores=count)
-        for i, (mean, _, item, count) in enumerate(scored, 1)
+        RankedItem(
+            rank=i,
+            item=item.item,
+            label=item.label,
+            score=float(value),
+            aggregate=node.aggregate,
+            scores=count,
+        )
+        for i, (value, _, item, count) in enumerate(scored, 1)
     ]
     rule = (
-        f"mean of {node.field!r} over the settled responses of {', '.join(node.inputs)}, "
-        "highest first; ties by the item's place in the campaign (earlier first)"
+        f"{node.aggregate} of {node.field!r} over the settled responses of "
+        f"{', '.join(node.inputs)} (as the reducer {name!r} aggregates them), highest first; "
+        "ties by the item's place in the campaign (earlier first)"
     )
     return order, rule

@@ -15,7 +15,14 @@ from assay.review._protocol import (
     protocol_problems,
 )
 from assay.review._records import Material
-from assay.review._reduce import exact_score, first_resolved, m_of_n, reduce, score
+from assay.review._reduce import (
+    aggregate_of,
+    exact_score,
+    first_resolved,
+    m_of_n,
+    reduce,
+    score,
+)
 from assay.review._report import Answer, ReviewReport, Unit, report
 from assay.review._response import check_response, written_numbers
 from assay.review._yaml import load_yaml
@@ -33,6 +40,7 @@ __all__ = [
     "Seat",
     "Unit",
     "check_response",
+    "aggregate_of",
     "exact_score",
     "first_resolved",
     "fold",

@@ -40,13 +40,7 @@ def score(
     threshold), unresolved between."""
     if not values:
         return "unresolved", "no scores to aggregate"
-    exact = [exact_score(v) for v in values]
-    if aggregate == "mean":
-        value = sum(exact, Fraction(0)) / len(exact)
-    elif aggregate == "min":
-        value = min(exact)
-    else:
-        value = max(exact)
+    value = aggregate_of(values, aggregate)
     floor = threshold if reject_below is None else reject_below
     said = f"{aggregate} of {len(values)} scores is {_shown(value)}"
     if value >= exact_score(threshold):
@@ -54,6 +48,15 @@ def score(
     if value < exact_score(floor):
         return "reject", f"{said}, below {floor:g}"
     return "unresolved", f"{said}, between {floor:g} and the threshold {threshold:g}"
+
+
+def aggregate_of(values: Sequence[float | int | Decimal], aggregate: str) -> Fraction:
+    """The mean, min or max of ``values`` (not empty), exactly on the numbers as written: what
+    a score reducer compares with its threshold, and what a ranking campaign orders by."""
+    exact = [exact_score(v) for v in values]
+    if aggregate == "mean":
+        return sum(exact, Fraction(0)) / len(exact)
+    return min(exact) if aggregate == "min" else max(exact)
 
 
 def exact_score(value: float | int | Decimal) -> Fraction:
