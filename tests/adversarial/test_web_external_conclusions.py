@@ -8,8 +8,9 @@ the party of the problem's *other* external stage (by changing the stage in the 
 each is refused with nothing recorded. A form posted again concludes nothing twice; a run whose
 checker was revoked is not made to count by a party's "verified"; a reason or evidence carrying
 markup is shown escaped on another user's page. A supplier's report about one entry no longer
-verifies another: the example's rule stage binds the report's ``/image`` to the entry's
-(``binds``; ``tests/platform/test_rule_binds.py`` tries the other instances)."""
+verifies another: the example's rule stage binds the report's ``/image`` to the entry's, and
+the report is refused (``binds``; ``tests/platform/test_rule_binds.py`` tries the other
+instances)."""
 
 from __future__ import annotations
 
@@ -283,12 +284,13 @@ def test_a_report_about_another_entry_does_not_verify_this_one(
     other["image"] = "registry.example/rival/slow@sha256:" + "0" * 64
     sid = submit(client, site, owner, "external-benchmark", {"entry": json.dumps(other).encode()})
     csrf = login(client, site, "operator")
-    client.post(
+    refused = client.post(
         f"/submissions/{sid}/external/benchmark",
         data={"csrf": csrf, "evidence": GOOD_REPORT},  # the report names the *good* image
         follow_redirects=False,
     )
-    assert verdict(site, sid)["standing"] == "refuted"  # the stage binds /image to the entry's
+    assert refused.status_code == 422 and "about other work" in refused.text
+    assert verdict(site, sid)["standing"] is None  # the stage binds /image: still waiting
 
 
 def test_the_form_needs_the_session_s_csrf_token(client: TestClient, site: Site) -> None:

@@ -2,10 +2,11 @@
 
 Without a bind the rule judges the evidence alone: the right report about one entry, supplied
 for another, verified the other (found by adversarial review). Each bind names a place in the
-evidence and either a place in a JSON artifact or the artifact's sha256; a bind that does not
-hold refutes (the evidence is about other work), types included (``1`` is not ``1.0``, ``true``
-is not ``1``); a bound artifact whose bytes were withdrawn leaves the stage inconclusive. A
-contract without binds keeps its JSON, and so its id."""
+evidence and either a place in a JSON artifact or the artifact's sha256. Evidence about other
+work (the place missing, or another value, types included: ``1`` is not ``1.0``, ``true`` is
+not ``1``) is refused with nothing recorded, so the right report can still conclude the run;
+what the submission lacks for a bind refutes; a withdrawn bound artifact leaves the stage
+inconclusive. A contract without binds keeps its JSON, and so its id."""
 
 from __future__ import annotations
 
@@ -98,11 +99,9 @@ def test_a_report_about_this_entry_verifies(platform: Platform, tmp_path: Path) 
             {"image": "i"},
             "no /missing",
         ),
-        ([{"evidence": "/image", "role": "entry", "at": "/nope"}], {"image": "i"}, "has no /nope"),
-        ([{"evidence": "/image", "role": "notes", "at": "/x"}], {"image": "i"}, "no notes"),
     ],
 )
-def test_a_bind_that_does_not_hold_refutes(
+def test_evidence_about_other_work_is_refused_and_the_run_keeps_waiting(
     platform: Platform,
     tmp_path: Path,
     binds: list[dict[str, Any]],
@@ -111,7 +110,37 @@ def test_a_bind_that_does_not_hold_refutes(
 ) -> None:
     problem = _bound(platform, tmp_path, binds)
     entry = _file(tmp_path, json.dumps(ENTRY).encode())
-    status, detail = _record(platform, problem, {"entry": entry}, evidence)
+    run = platform.submit(problem, {"entry": entry}, None, "bob")
+    before = len(platform.ledger.find(subject=run.submission))
+    with pytest.raises(InvalidInput) as refused:
+        platform.record_external(
+            run.submission, "bench", "operator", evidence=json.dumps(evidence).encode()
+        )
+    assert named in str(refused.value) and refused.value.where == "--evidence", refused.value
+    assert json.dumps(ENTRY["image"]) not in str(refused.value)  # the entry's is never quoted
+    assert len(platform.ledger.find(subject=run.submission)) == before  # nothing recorded
+    right = {"image": ENTRY["image"], "n": 32, "t": "y", "missing": ENTRY["image"]}
+    if binds[0]["at"] == "/tags":
+        right["t"] = ["x", "y"]
+    done = platform.record_external(
+        run.submission, "bench", "operator", evidence=json.dumps(right).encode()
+    )
+    assert done.status is Status.VERIFIED, done.stages[-1].detail  # the slip cost nothing
+
+
+@pytest.mark.parametrize(
+    ("binds", "named"),
+    [
+        ([{"evidence": "/image", "role": "entry", "at": "/nope"}], "has no /nope"),
+        ([{"evidence": "/image", "role": "notes", "at": "/x"}], "no notes"),
+    ],
+)
+def test_what_the_submission_lacks_for_a_bind_refutes(
+    platform: Platform, tmp_path: Path, binds: list[dict[str, Any]], named: str
+) -> None:
+    problem = _bound(platform, tmp_path, binds)
+    entry = _file(tmp_path, json.dumps(ENTRY).encode())
+    status, detail = _record(platform, problem, {"entry": entry}, {"image": "i"})
     assert status is Status.REFUTED, detail
     assert named in detail, detail
 
@@ -123,13 +152,15 @@ def test_a_bind_by_sha256_holds_only_for_these_bytes(platform: Platform, tmp_pat
     digest = hashlib.sha256(content).hexdigest()
     status, detail = _record(platform, problem, {"entry": entry}, {"image": "i", "subject": digest})
     assert status is Status.VERIFIED, detail
+    upper = {"image": "i", "subject": digest.upper()}  # the same digest, written in capitals
+    assert _record(platform, problem, {"entry": entry}, upper)[0] is Status.VERIFIED
     other = hashlib.sha256(b"other bytes\n").hexdigest()
-    status, detail = _record(platform, problem, {"entry": entry}, {"image": "i", "subject": other})
-    assert status is Status.REFUTED and "sha256" in detail, detail
+    with pytest.raises(InvalidInput, match="sha256"):
+        _record(platform, problem, {"entry": entry}, {"image": "i", "subject": other})
 
 
 @pytest.mark.parametrize(
-    ("content", "named"), [(b"not json {", "not JSON"), (b'{"image": NaN}', "not JSON")]
+    ("content", "named"), [(b"not json {", "not strict JSON"), (b'{"image": NaN}', "not strict JSON")]
 )
 def test_an_artifact_that_is_not_json_refutes_a_bind_into_it(
     platform: Platform, tmp_path: Path, content: bytes, named: str
@@ -152,6 +183,22 @@ def test_a_folder_artifact_refutes_a_bind_into_it(platform: Platform, tmp_path: 
 def test_withdrawn_bytes_leave_the_bind_unchecked(platform: Platform, tmp_path: Path) -> None:
     problem = _bound(platform, tmp_path, AT_IMAGE)
     entry = _file(tmp_path, json.dumps(ENTRY).encode())
+    run = platform.submit(problem, {"entry": entry}, None, "bob")
+    platform.withdraw(run.submission, "entry", "bob")
+    done = platform.record_external(
+        run.submission, "bench", "operator", evidence=json.dumps({"image": "x"}).encode()
+    )
+    assert done.status is Status.INCONCLUSIVE and "withdrawn" in done.stages[-1].detail
+
+
+def test_a_withdrawn_artifact_is_unchecked_even_when_its_bytes_are_kept_for_another(
+    platform: Platform, tmp_path: Path
+) -> None:
+    """The withdrawal record decides, not whether the bytes happen to be stored for someone
+    else's submission with the same content."""
+    problem = _bound(platform, tmp_path, AT_IMAGE)
+    entry = _file(tmp_path, json.dumps(ENTRY).encode())
+    platform.submit(problem, {"entry": entry}, None, "carol")  # the same bytes, kept
     run = platform.submit(problem, {"entry": entry}, None, "bob")
     platform.withdraw(run.submission, "entry", "bob")
     done = platform.record_external(
@@ -211,6 +258,8 @@ def test_a_contract_without_binds_keeps_its_json_and_id() -> None:
         ({"l": [5, 6]}, "/l/01", None),
         ({"l": [5, 6]}, "/l/2", None),
         ({"l": [5, 6]}, "/l/-1", None),
+        ({"l": [5, 6]}, "/l/\u00b9", None),  # a superscript one is no index
+        ({"l": [5, 6]}, "/l/\u0661", None),  # nor an Arabic-Indic one
         ({"": {"": 3}}, "//", 3),
         ({"a": None}, "/a", "null"),
     ],

@@ -7,18 +7,24 @@ time limit). For a ``party`` stage the named party decides and assay records who
 
 A rule stage's ``binds`` tie the evidence to the submission it concludes (a report naming the
 image the entry names, or the entry's sha256): without them a report about another entry would
-conclude this one. A bind that does not hold is a refutation: the evidence is about other work.
+conclude this one. Evidence about other work is refused at the door (nothing recorded, the run
+keeps waiting), like evidence that is not JSON: a supplier's slip is no finding about this
+work, and recorded it would stand against a later right report. What the binds find wrong with
+the submission itself (no such role, not JSON, no such place) refutes; a bound artifact that
+was withdrawn leaves the stage inconclusive. Messages quote only what the supplier sent, never
+the artifact's values (under independent entry the supplier may not see the entry).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from assay._config import Config
 from assay._errors import InvalidInput
-from assay._strict import StrictJSONError, loads_strict
+from assay._strict import StrictJSONError, loads_strict, strict_equal
 from assay.checks import validate_json
 from assay.ledger import LedgerError
 from assay.platform._contract import Bind
@@ -28,6 +34,13 @@ from assay.status import Status
 MISSING = object()
 """What ``member`` gives for a place the document does not have (``None`` is JSON null)."""
 
+_INDEX = re.compile(r"0|[1-9][0-9]*")
+"""An array index in a JSON Pointer: ASCII digits, no leading zero (``str.isdigit`` would also
+take ``²`` or ``١``)."""
+
+_UNCHECKED = object()
+"""A bind's expected value when the artifact's bytes were withdrawn."""
+
 
 def apply_rule(
     schema: dict[str, Any],
@@ -36,17 +49,20 @@ def apply_rule(
     binds: Sequence[Bind] = (),
     artifacts: Mapping[str, ArtifactRecord] | None = None,
     read: Callable[[str], bytes] | None = None,
+    withdrawn: Collection[str] = (),
 ) -> tuple[Status, str]:
     """verified when ``evidence`` meets ``schema`` and every bind holds against the
-    submission's ``artifacts`` (bytes by sha256 from ``read``); refuted naming the first
-    failing place or bind; inconclusive when the contract's schema cannot be used or a bound
-    artifact's bytes were withdrawn.
+    submission's ``artifacts`` (bytes by sha256 from ``read``; roles in ``withdrawn`` are not
+    read); refuted naming the first failing place of the schema, or what the submission lacks
+    for a bind; inconclusive when the contract's schema cannot be used or a bound artifact was
+    withdrawn.
 
-    InvalidInput when the evidence is not strict JSON text: nothing was supplied to judge, so
-    nothing is recorded and the run keeps waiting."""
+    InvalidInput when the evidence is not strict JSON text, or is about other work (a bind's
+    place missing from it, or holding another value): nothing is recorded and the run keeps
+    waiting."""
     try:
         text = evidence.decode("utf-8")
-        loads_strict(text)
+        document = loads_strict(text)
     except (UnicodeDecodeError, StrictJSONError) as exc:
         raise InvalidInput(f"the evidence is not strict JSON: {exc}", where="--evidence") from None
     outcome = validate_json(
@@ -58,49 +74,67 @@ def apply_rule(
     )
     if outcome.status is not Status.VERIFIED or not binds:
         return outcome.status, outcome.detail
-    document = json.loads(text)
-    for bind in binds:
-        status, detail = _holds(bind, document, artifacts or {}, read)
-        if status is not Status.VERIFIED:
-            return status, detail
+    expected = [_expected(b, artifacts or {}, read, withdrawn) for b in binds]
+    for bind, (value, _) in zip(binds, expected, strict=True):
+        said = member(document, bind.evidence)
+        if said is MISSING:
+            raise InvalidInput(
+                f"the evidence has no {bind.evidence}, which ties it to the {bind.role}; "
+                "nothing was recorded",
+                where="--evidence",
+            )
+        if value is not MISSING and value is not _UNCHECKED and not _same(bind, said, value):
+            where = f"the {bind.role}'s {bind.at}" if bind.at else f"the {bind.role}'s sha256"
+            raise InvalidInput(
+                f"the evidence is about other work: its {bind.evidence} ({_short(said)}) is not "
+                f"{where}; nothing was recorded",
+                where="--evidence",
+            )
+    for value, problem in expected:
+        if value is MISSING:
+            return Status.REFUTED, problem
+    unchecked = [problem for value, problem in expected if value is _UNCHECKED]
+    if unchecked:
+        return Status.INCONCLUSIVE, "; ".join(unchecked)
     held = ", ".join(f"{b.evidence} = {b.role}{b.at or ' sha256'}" for b in binds)
     return Status.VERIFIED, f"{outcome.detail}; the evidence is about this submission ({held})"
 
 
-def _holds(
+def _expected(
     bind: Bind,
-    evidence: Any,
     artifacts: Mapping[str, ArtifactRecord],
     read: Callable[[str], bytes] | None,
-) -> tuple[Status, str]:
-    said = member(evidence, bind.evidence)
-    if said is MISSING:
-        return Status.REFUTED, f"the evidence has no {bind.evidence} to tie it to the {bind.role}"
+    withdrawn: Collection[str],
+) -> tuple[Any, str]:
+    """The value the evidence must hold for ``bind``, or ``MISSING`` with what the submission
+    lacks (a refutation), or ``_UNCHECKED`` (the bytes were withdrawn)."""
     artifact = artifacts.get(bind.role)
     if artifact is None:
-        return Status.REFUTED, f"the submission has no {bind.role} for the evidence to be about"
+        return MISSING, f"the submission has no {bind.role} for the evidence to be about"
     if bind.at is None:
-        expected: Any = artifact.sha256
-    elif artifact.tree or read is None:
-        return Status.REFUTED, f"the {bind.role} is a folder, not a JSON document"
-    else:
-        try:
-            content = loads_strict(read(artifact.sha256).decode("utf-8"))
-        except LedgerError:
-            return Status.INCONCLUSIVE, f"the {bind.role}'s bytes were withdrawn: bind unchecked"
-        except (UnicodeDecodeError, StrictJSONError):
-            return Status.REFUTED, f"the {bind.role} is not JSON, so {bind.at} cannot be read"
-        expected = member(content, bind.at)
-        if expected is MISSING:
-            return Status.REFUTED, f"the {bind.role} has no {bind.at}"
-    if not same_json(said, expected):
-        where = f"{bind.role}{bind.at}" if bind.at else f"{bind.role}'s sha256"
-        return (
-            Status.REFUTED,
-            f"the evidence is about other work: its {bind.evidence} is {_short(said)}, the "
-            f"{where} is {_short(expected)}",
-        )
-    return Status.VERIFIED, ""
+        return artifact.sha256, ""  # recorded with the submission: known after a withdrawal
+    if artifact.tree or read is None:
+        return MISSING, f"the {bind.role} is a folder, not a JSON document"
+    if bind.role in withdrawn:
+        return _UNCHECKED, f"the {bind.role} was withdrawn: its {bind.at} cannot be compared"
+    try:
+        content = loads_strict(read(artifact.sha256).decode("utf-8"))
+    except LedgerError:
+        return _UNCHECKED, f"the {bind.role}'s bytes are gone: its {bind.at} cannot be compared"
+    except (UnicodeDecodeError, StrictJSONError):
+        return MISSING, f"the {bind.role} is not strict JSON, so its {bind.at} cannot be read"
+    value = member(content, bind.at)
+    if value is MISSING:
+        return MISSING, f"the {bind.role} has no {bind.at}"
+    return value, ""
+
+
+def _same(bind: Bind, said: Any, expected: Any) -> bool:
+    """Equal as JSON values, types included (``1`` is not ``1.0``, ``true`` is not ``1``); a
+    sha256 in either case."""
+    if bind.at is None and isinstance(said, str):
+        return bool(said.lower() == expected)
+    return strict_equal(expected, said)
 
 
 def member(document: Any, pointer: str) -> Any:
@@ -109,7 +143,7 @@ def member(document: Any, pointer: str) -> Any:
         token = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(document, dict) and token in document:
             document = document[token]
-        elif isinstance(document, list) and token.isdigit() and (token == "0" or token[0] != "0"):
+        elif isinstance(document, list) and _INDEX.fullmatch(token):
             index = int(token)
             if index >= len(document):
                 return MISSING
@@ -119,12 +153,6 @@ def member(document: Any, pointer: str) -> Any:
     return document
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON values, types included (Python says ``1 == 1.0 == True``; JSON does not
-    say ``true`` is ``1``)."""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
-
-
 def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value)  # ASCII: a lone surrogate in the value cannot break a page
     return text if len(text) <= 120 else text[:117] + "..."

@@ -582,6 +582,7 @@ class Platform:
                 definition.binds,
                 {a.role: a for a in sub.artifacts},
                 self.ledger.blobs.read,
+                self._withdrawn(submission),
             )
             evidence_sha = self.ledger.blobs.put_bytes(evidence).sha256
         else:

@@ -291,6 +291,23 @@ class Web:
                     raise
             raise Refused(422, str(exc)) from None
 
+    def recorded_for(self, view: RunView, stage: str, user: str) -> dict[str, Any]:
+        """What the one who recorded ``stage`` is answered: the run as they may see it, or,
+        when they may not see the submission (a supplier under independent entry, results
+        held), only the stage they concluded, never the run's other stages or artifacts."""
+        try:
+            self.submission(view.submission, user)
+        except Refused:
+            concluded = next(s for s in view.stages if s.name == stage)
+            return {
+                "schema": "assay.external-recorded/1",
+                "submission": view.submission,
+                "stage": stage,
+                "status": concluded.status.value if concluded.status else None,
+                "detail": concluded.detail,
+            }
+        return view.to_json()
+
     # ------------------------------------------------------------------ publishing
 
     def archive_limits(self) -> ArchiveLimits:

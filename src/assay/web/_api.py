@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from assay._errors import InvalidInput
+from assay._strict import StrictJSONError, loads_strict
 from assay.status import Status
 from assay.web._access import Refused, Web
 from assay.web._identity import bearer
@@ -194,7 +195,7 @@ def install_api(app: FastAPI, web: Web, max_body: int) -> None:
                 submission, stage, name, evidence=evidence, status=status, reason=reason
             ),
         )
-        return _json(view.to_json())
+        return _json(await _threaded(web.recorded_for, view, stage, name))
 
     @router.get("/seats")
     def seats(request: Request) -> Response:
@@ -253,10 +254,10 @@ async def _body(request: Request, limit: int) -> bytes:
 
 
 async def _small_json(request: Request, limit: int = 64 * 1024) -> dict[str, Any]:
-    try:
-        body = json.loads(await _body(request, limit))
-    except ValueError:
-        raise HTTPException(400, "the body is not JSON") from None
+    try:  # strict: duplicate keys are refused, not settled silently (the last one winning)
+        body = loads_strict(await _body(request, limit))
+    except StrictJSONError as exc:
+        raise HTTPException(400, f"the body is not strict JSON: {exc}") from None
     if not isinstance(body, dict):
         raise HTTPException(422, "the body must be a JSON object")
     return body

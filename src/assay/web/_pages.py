@@ -204,33 +204,9 @@ def install_pages(app: FastAPI, web: Web, max_body: int) -> None:
                 response.headers["Retry-After"] = str(wait)
             return response
 
-        # counted as a failure before the token is looked at (and given back when it is
-        # right), so requests in flight at once cannot all pass the check
-        limits = web.limits
-        wait = await run_in_threadpool(limits.failures.take, client, PATIENCE)
-        if wait:  # refused before the token is looked at: a guesser learns nothing more
-            return again(
-                429, f"Too many failed sign-ins from your address; try again in {wait} s.", wait
-            )
-        user = None
-        try:
-            if isinstance(token, str) and 0 < len(token.strip()) <= 512:
-                user = await run_in_threadpool(web.identity.user_of_token, token.strip())
-        finally:
-            limits.failures.settle(client, counts=user is None)
-        if user is None or not isinstance(token, str):
-            return again(401, "That token is not valid (a newer one may have replaced it).")
-        wait = await run_in_threadpool(limits.sessions.take, user, PATIENCE)
-        if wait:
-            return again(429, f"Too many sign-ins as {user} lately; try again in {wait} s.", wait)
-        started = None
-        try:
-            started = await run_in_threadpool(web.identity.start, token.strip())
-        finally:
-            limits.sessions.settle(user, counts=started is not None)
-        if started is None:  # replaced between the two reads
-            return again(401, "That token is not valid (a newer one may have replaced it).")
-        _, session = started
+        code, error, wait, session = await run_in_threadpool(_sign_in, web, client, token)
+        if session is None:
+            return again(code, error, wait)
         moved = RedirectResponse(nxt, 303, headers=HEADERS)
         moved.set_cookie(
             SESSION_COOKIE,
@@ -507,3 +483,40 @@ def _login_cookie(response: Response, request: Request, token: str) -> None:
         secure=request.url.scheme == "https",
         path="/login",
     )
+
+
+def _sign_in(web: Web, client: str, token: object) -> tuple[int, str, int, str | None]:
+    """Check ``token`` under the sign-in limits and start a session: ``(code, error, wait,
+    session)``, the session None when refused. One worker thread does all of it: a sign-in
+    that waits for others in flight (``Window.take``) must not need a second thread to finish
+    its own lookup, or a burst could hold every thread waiting."""
+    limits = web.limits
+    # counted as a failure before the token is looked at (and given back when it is right),
+    # so requests in flight at once cannot all pass the check
+    wait = limits.failures.take(client, PATIENCE)
+    if wait:  # refused before the token is looked at: a guesser learns nothing more
+        return (
+            429,
+            f"Too many failed sign-ins from your address; try again in {wait} s.",
+            wait,
+            None,
+        )
+    user = None
+    try:
+        if isinstance(token, str) and 0 < len(token.strip()) <= 512:
+            user = web.identity.user_of_token(token.strip())
+    finally:
+        limits.failures.settle(client, counts=user is None)
+    if user is None or not isinstance(token, str):
+        return 401, "That token is not valid (a newer one may have replaced it).", 0, None
+    wait = limits.sessions.take(user, PATIENCE)
+    if wait:
+        return 429, f"Too many sign-ins as {user} lately; try again in {wait} s.", wait, None
+    started = None
+    try:
+        started = web.identity.start(token.strip())
+    finally:
+        limits.sessions.settle(user, counts=started is not None)
+    if started is None:  # replaced between the two reads
+        return 401, "That token is not valid (a newer one may have replaced it).", 0, None
+    return 303, "", 0, started[1]

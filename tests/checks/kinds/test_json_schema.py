@@ -65,7 +65,7 @@ def with_(**changes: Any) -> dict[str, Any]:
 
 
 ARTIFACTS: list[tuple[Any, Status, str]] = [
-    (GOOD, V, "'order.json' is valid against 'schema.json'"),
+    (GOOD, V, "'order.json' is valid against the schema 'schema.json'"),
     (
         with_(items=[{"price": 1}, {"price": 2}, {"price": -1}]),
         R,

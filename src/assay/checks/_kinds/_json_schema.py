@@ -132,7 +132,9 @@ def validate_json(
             f"{document_name} nests too deeply to be validated: flatten the document", evidence
         )
     if first is None:
-        return Outcome.verified(f"{document_name} is valid against {schema_name}", evidence)
+        return Outcome.verified(
+            f"{document_name} is valid against the schema {schema_name}", evidence
+        )
     where = json_path(first.absolute_path)
     message = shorten(first.message, 300)
     closest = ""
