@@ -63,7 +63,11 @@ _LIMIT_WORDS = {
 
 
 def limits_outcome(
-    result: RunResult, limits: Limits, limits_are_rules: bool, evidence: dict[str, Any]
+    result: RunResult,
+    limits: Limits,
+    limits_are_rules: bool,
+    evidence: dict[str, Any],
+    expect_exit: int = 0,
 ) -> Outcome | None:
     """The outcome for a run that hit a limit, or None when it did not.
 
@@ -72,13 +76,15 @@ def limits_outcome(
     every limit refutes, the wall clock included: a policy that knows its answer is wrong would
     otherwise learn to stall or to blow a limit to have the episode masked. Without it, a limit
     is inconclusive (the work was not judged). A limit is not believed when the judge itself
-    saw the check fail on answers the candidate's live process gave (``check_failed``): the
-    failure was not the limit's consequence, so the ordinary verdict stands.
+    saw the check fail on answers the candidate's process gave (``check_failed``), or, for a
+    shell check, bash itself reported a failing status for the check's last line
+    (``completed`` with ``check_failed``, and not the ``expect_exit`` asked for): the check
+    concluded, so the ordinary verdict (refuted) stands whatever the cgroup's counters say.
     """
     if result.limit is None:
         return None
-    if result.check_failed and not result.completed:
-        return None  # the judge saw the check fail on live answers: a finding, not a limit
+    if result.check_failed and (not result.completed or result.exit_code != expect_exit):
+        return None  # the check itself concluded it failed: a finding, not a limit
     evidence = {**evidence, "limit": result.limit, "memory_limit": result.memory_limit}
     if result.limit == "time":
         detail = f"timed out after {limits.timeout:g}s; the whole sandbox was killed"

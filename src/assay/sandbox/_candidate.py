@@ -21,7 +21,10 @@ in the other direction). Replies are tagged, length-prefixed values:
 
 An object that is not plain data stays in this process and crosses as a handle (its id and a
 short description); an instance of a subclass of a plain type (an ``int`` whose ``__eq__``
-lies) is refused, naming its type. Standard library only, and nothing imported beyond what a
+lies) is refused, naming its type. A reply is written into one buffer and never grows past the
+cap the judge sent (``max_reply``, from the run's memory): a value over it is answered ``L``
+(too large to judge) before it is copied, so taking a huge value across never costs this
+process a second copy of it (the judge refuses a larger reply on its own anyway). Standard library only, and nothing imported beyond what a
 bare interpreter has loaded before the workspace goes on ``sys.path``.
 """
 
@@ -46,12 +49,19 @@ class Refused(Exception):
     """A value that may not cross: the judge ends the check, naming ``args[0]``."""
 
 
+class TooLarge(Exception):
+    """A reply that would pass the cap: ``args[0]`` says how large, for the judge's refusal."""
+
+
+_CAP = [1 << 26]  # the judge's cap on one reply (``max_reply``), sent with the paths
+
+
 def main() -> None:
     """The candidate's process: import the workspace's modules and answer the judge's requests until told to stop."""
     requests, replies = int(sys.argv[-2]), int(sys.argv[-1])
     os.set_inheritable(requests, False)
     os.set_inheritable(replies, False)
-    paths = marshal.loads(_read_frame(requests))
+    paths, _CAP[0] = marshal.loads(_read_frame(requests))
     os.chdir(paths[0])
     sys.path[:0] = paths[:1]  # the workspace first, as `python solve.py` would have it
     sys.path.extend(paths[1:])
@@ -61,18 +71,45 @@ def main() -> None:
         frame = _read_frame(requests)
         if not frame:
             os._exit(0)
+        reply = bytearray()
         try:
             request = marshal.loads(frame)
             if request[0] == "call":
-                reply = b"C" + _call(request, objects)
+                reply += b"C"
+                _call(reply, request, objects)
             else:
-                reply = b"V" + _encode_top(_serve(request, objects), objects, {})
-        except Refused as refused:
-            reply = b"R" + _encode(str(refused.args[0])[:_MESSAGE_CHARS])
+                reply += b"V"
+                _write_top(reply, _serve(request, objects), objects, {})
         except BaseException as exc:  # every candidate failure goes to the judge
-            reply = b"X" + _encode(_exception(exc))
+            reply = _failure(exc)
         _flush()
-        os.write(replies, len(reply).to_bytes(4, "big") + reply)
+        _write_all(replies, len(reply).to_bytes(4, "big"))
+        _write_all(replies, reply)
+
+
+def _failure(exc: BaseException) -> bytearray:
+    """The reply for a call that did not give a value that may cross."""
+    reply = bytearray()
+    try:
+        if isinstance(exc, TooLarge):
+            return _encode_into(reply, b"L", str(exc.args[0]))
+        if isinstance(exc, Refused):
+            return _encode_into(reply, b"R", str(exc.args[0])[:_MESSAGE_CHARS])
+        return _encode_into(reply, b"X", _exception(exc))
+    except TooLarge as too_large:  # an exception too large to cross (a huge int argument)
+        return _encode_into(bytearray(), b"L", str(too_large.args[0]))
+
+
+def _encode_into(reply: bytearray, kind: bytes, value: object) -> bytearray:
+    reply += kind
+    _write(reply, value, {})
+    return reply
+
+
+def _write_all(fd: int, data: "bytes | bytearray") -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _serve(request: "Any", objects: dict[int, "Any"]) -> object:
@@ -120,7 +157,7 @@ def _defined_in(module: "Any", value: object) -> bool:
     return bool(home == module.__name__)
 
 
-def _call(request: "Any", objects: dict[int, "Any"]) -> bytes:
+def _call(out: bytearray, request: "Any", objects: dict[int, "Any"]) -> None:
     """A call's reply: its result, then the new state of each list, dict or set argument it
     changed. An argument in the result crosses as "argument i" (the check's own object)."""
     target = objects[request[1]]
@@ -135,7 +172,8 @@ def _call(request: "Any", objects: dict[int, "Any"]) -> bytes:
     changed = {
         i: v for i, v in enumerate(given) if before[i] is not None and _snapshot(v) != before[i]
     }
-    return _encode_top(result, objects, memo) + _encode(changed, {})
+    _write_top(out, result, objects, memo)
+    _write(out, changed, {})
 
 
 def _snapshot(value: "Any") -> "bytes | None":
@@ -152,10 +190,13 @@ def _unpack(packed: "Any", objects: dict[int, object]) -> object:
     return objects[value] if tag == 1 else value
 
 
-def _encode_top(value: object, objects: dict[int, object], memo: "dict[Any, Any]") -> bytes:
+def _write_top(
+    out: bytearray, value: object, objects: dict[int, object], memo: "dict[Any, Any]"
+) -> None:
     """Plain data as itself; any other object stays here and crosses as a handle."""
     if type(value) in _PLAIN or isinstance(value, _PLAIN):
-        return _encode(value, memo)
+        _write(out, value, memo)
+        return
     handle = len(objects) + 1
     objects[handle] = value
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
@@ -165,61 +206,82 @@ def _encode_top(value: object, objects: dict[int, object], memo: "dict[Any, Any]
     abilities = sum(
         1 << i for i, n in enumerate(_ABILITIES) if any(n in vars(c) for c in mro)
     )  # defined by the object's class (``hasattr(cls, ...)`` would also ask its metaclass)
-    return b"h" + _int(handle) + _encode(description[:_DESCRIPTION_CHARS]) + _encode(abilities)
+    out += b"h" + _int(handle)
+    _write(out, description[:_DESCRIPTION_CHARS], memo)
+    _write(out, abilities, memo)
 
 
-def _encode(value: "Any", memo: "dict[Any, Any] | None" = None) -> bytes:
-    """``memo``: the lists, dicts and sets already written in this reply, by id: one seen
-    again crosses as a back-reference (``r`` + its index, counted as each one ends), so
-    shared rows arrive shared."""
+def _write(out: bytearray, value: "Any", memo: "dict[Any, Any]") -> None:
+    """Append ``value`` to ``out``. ``memo``: the lists, dicts and sets already written in
+    this reply, by id: one seen again crosses as a back-reference (``r`` + its index, counted
+    as each one ends), so shared rows arrive shared."""
     kind: Any = type(value)
-    if memo is None:
-        memo = {}
     if kind in _SHARED:
         ref = memo.get(id(value))
         if ref is not None:
-            return ref  # type: ignore[no-any-return]
-        encoded = _encode_new(value, kind, memo)
+            out += ref
+            return
+        _write_new(out, value, kind, memo)
         memo[id(value)] = b"r" + _int(memo.setdefault("count", 0))
         memo["count"] += 1
-        return encoded
-    return _encode_new(value, kind, memo)
+        return
+    _write_new(out, value, kind, memo)
 
 
-def _encode_new(value: "Any", kind: "Any", memo: "dict[Any, Any]") -> bytes:
+def _room(out: bytearray, more: int) -> None:
+    """Raise TooLarge before ``out`` would grow past the cap by ``more`` bytes."""
+    if len(out) + more > _CAP[0]:
+        raise TooLarge(f"{len(out) + more} bytes or more > {_CAP[0]} bytes")
+
+
+def _write_new(out: bytearray, value: "Any", kind: "Any", memo: "dict[Any, Any]") -> None:
     if value is None:
-        return b"N"
-    if kind is bool:
-        return b"T" if value else b"F"
-    if kind is int:
-        return b"i" + _int(value)
-    if kind is float:
-        return b"f" + _str(value.hex())
-    if kind is complex:
-        return b"c" + _str(value.real.hex()) + _str(value.imag.hex())
-    if kind is str:
-        return b"s" + _bytes(value.encode("utf-8", "surrogatepass"))
-    if kind is bytes:
-        return b"b" + _bytes(value)
-    if kind in _CONTAINERS:
+        out += b"N"
+    elif kind is bool:
+        out += b"T" if value else b"F"
+    elif kind is int:
+        _room(out, value.bit_length() // 8 + 6)
+        out += b"i" + _int(value)
+    elif kind is float:
+        out += b"f" + _str(value.hex())
+    elif kind is complex:
+        out += b"c" + _str(value.real.hex()) + _str(value.imag.hex())
+    elif kind is str:
+        _room(out, len(value) + 5)  # never fewer bytes than characters: no copy made yet
+        raw = value.encode("utf-8", "surrogatepass")
+        _room(out, len(raw) + 5)
+        out += b"s" + len(raw).to_bytes(4, "big")
+        out += raw
+    elif kind is bytes:
+        _room(out, len(value) + 5)
+        out += b"b" + len(value).to_bytes(4, "big")
+        out += value
+    elif kind in _CONTAINERS:
         items = list(value)
-        return _CONTAINERS[kind] + _count(items) + b"".join(_encode(v, memo) for v in items)
-    if kind is dict:
-        pairs = list(value.items())
-        return (
-            b"d" + _count(pairs) + b"".join(_encode(k, memo) + _encode(v, memo) for k, v in pairs)
+        _room(out, len(items) + 5)  # every item takes at least one byte
+        out += _CONTAINERS[kind] + _count(items)
+        for item in items:
+            _write(out, item, memo)
+        _room(out, 0)
+    elif kind is dict:
+        _room(out, 2 * len(value) + 5)
+        out += b"d" + len(value).to_bytes(4, "big")
+        for key, item in value.items():  # not copied: a thread that changes it raises here
+            _write(out, key, memo)
+            _write(out, item, memo)
+        _room(out, 0)
+    else:
+        for plain in _PLAIN:
+            if isinstance(value, plain):
+                raise Refused(
+                    f"a {_type_name(value)} (a subclass of {plain.__name__}): only plain data "
+                    "(None, bool, int, float, complex, str, bytes and lists, tuples, dicts, "
+                    "sets of them, with their exact built-in types) crosses to the check"
+                )
+        raise Refused(
+            f"a {_type_name(value)} inside a container: only plain data crosses to the check "
+            "inside a list, tuple, dict or set"
         )
-    for plain in _PLAIN:
-        if isinstance(value, plain):
-            raise Refused(
-                f"a {_type_name(value)} (a subclass of {plain.__name__}): only plain data "
-                "(None, bool, int, float, complex, str, bytes and lists, tuples, dicts, sets "
-                "of them, with their exact built-in types) crosses to the check"
-            )
-    raise Refused(
-        f"a {_type_name(value)} inside a container: only plain data crosses to the check "
-        "inside a list, tuple, dict or set"
-    )
 
 
 def _count(items: list[object]) -> bytes:
@@ -231,12 +293,9 @@ def _int(number: int) -> bytes:
     return len(raw).to_bytes(4, "big") + raw
 
 
-def _bytes(data: bytes) -> bytes:
-    return len(data).to_bytes(4, "big") + data
-
-
 def _str(text: str) -> bytes:
-    return _bytes(text.encode("ascii"))
+    data = text.encode("ascii")
+    return len(data).to_bytes(4, "big") + data
 
 
 def _exception(exc: BaseException) -> tuple[str, tuple[object, ...], str]:

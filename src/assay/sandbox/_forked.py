@@ -17,6 +17,11 @@ interpreter, judge folder, mounts, folder target), sends them runs, and reads ho
   itself or the kernel's OOM killer did;
 - a template that died is replaced; one that served ``MAX_SERVED`` runs is retired: it gets no
   more runs, and exits once those it started have ended (never killing a run in progress);
+- a template answers every request once it has forked the run; one that does not answer within
+  ``ANSWER_WAIT`` seconds (``FIRST_ANSWER_WAIT`` for its first, which waits for its start-up)
+  is hung (stopped, or stuck): it is killed with everything it started and forgotten, and the
+  run is ``TemplateHung``, which the sandbox retries once, from scratch (new pipes, cgroup and
+  folder, so nothing the hung template was sent is ever used again), on a new template;
 - templates are started by one long-lived thread (bubblewrap's ``--die-with-parent`` follows the
   thread that started it) and end with this process.
 """
@@ -45,6 +50,12 @@ from assay._files import readable
 MAX_SERVED = 1000
 """Runs one template forks before it is retired (its interpreter's hash secret and address
 layout are then no longer those of any later run)."""
+ANSWER_WAIT = 15.0
+"""Seconds a template has to answer a request (it forks, which takes milliseconds; a loaded
+machine can stall a process for seconds, and killing a slow but healthy template ends its
+runs in progress as ``error``, so the bound is generous)."""
+FIRST_ANSWER_WAIT = 60.0
+"""The same for a template's first request, which it reads only once it has started."""
 STATUS_GRACE = 10.0
 """Seconds to wait for a killed run's status pipe to close before calling the run lost."""
 
@@ -137,6 +148,11 @@ class TemplateDied(Exception):
     """A template could not take a run (it died, or could not start): assay's failure."""
 
 
+class TemplateHung(TemplateDied):
+    """A template took a run's request and did not answer it in time (or hung up): it was
+    killed; the run's descriptors were sent to it, so the run must be made again."""
+
+
 class Template:
     """One template process and this verifier's end of its request socket."""
 
@@ -160,6 +176,7 @@ class Template:
         self._socket = ours
         self._lock = threading.Lock()
         self.served = 0
+        self.answered = 0
 
     def alive(self) -> bool:
         """Still running and taking runs."""
@@ -177,6 +194,30 @@ class Template:
             except OSError as exc:
                 raise TemplateDied(f"the sandbox template did not take the run: {exc}") from None
             self.served += 1
+            wait = ANSWER_WAIT if self.answered else FIRST_ANSWER_WAIT
+            answer = b""
+            if readable(self._socket.fileno(), wait):
+                with contextlib.suppress(OSError):
+                    answer = self._socket.recv(16)
+            if answer != b"k":  # _template.FORKED
+                self._kill()
+                raise TemplateHung(
+                    f"the sandbox template did not answer a run's request within {wait:g}s "
+                    "(it was killed and will be replaced)"
+                    if not answer
+                    else "the sandbox template answered a run's request wrongly (it was killed)"
+                )
+            self.answered += 1
+
+    def _kill(self) -> None:
+        """End the template and everything it started (its session: bubblewrap, its PID
+        namespace's init, the template and the runs it forked); reaped in the background."""
+        self._socket.close()
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        threading.Thread(target=_reap, args=(self.process,), daemon=True).start()
 
     def retire(self) -> None:
         """No more runs: the template exits once the runs it started have ended."""
@@ -219,6 +260,9 @@ class Templates:
             template = self._template(key, command, fresh=attempt > 0)
             try:
                 template.fork(request, fds)
+            except TemplateHung:
+                self._forget(key, template)  # already killed; never retried with these fds
+                raise
             except TemplateDied:
                 if attempt:
                     raise
@@ -242,10 +286,13 @@ class Templates:
             return template
 
     def _retire(self, key: Hashable, template: Template) -> None:
+        self._forget(key, template)
+        template.retire()
+
+    def _forget(self, key: Hashable, template: Template) -> None:
         with self._lock:
             if self._templates.get(key) is template:
                 del self._templates[key]
-        template.retire()
 
     def close(self) -> None:
         """Retire every template (runs in progress end as they would)."""

@@ -46,5 +46,18 @@ class Limits(BaseModel):
         return self.cpu_seconds or int(self.timeout) + 2
 
 
+MAX_REPLY = 64 << 20
+"""The largest value a python check's candidate process may send back, whatever the memory."""
+REPLY_SHARE = 16
+"""A reply may be at most ``memory_mb / REPLY_SHARE``: with the objects built from it (at most
+four times that, ``_proxy.BUILT_SHARE``) it stays well inside the run's memory."""
+
+
+def reply_cap(memory_mb: int) -> int:
+    """Bytes one reply from the candidate's process may have (``_proxy`` refuses more, as
+    "too large to judge"): a sixteenth of the run's memory, at least 64 KiB, at most 64 MiB."""
+    return max(64 << 10, min(MAX_REPLY, (memory_mb << 20) // REPLY_SHARE))
+
+
 FLOOD_FACTOR = 64
 """Output beyond ``output_kb * FLOOD_FACTOR`` is a flood: the run is killed, the limit reported."""

@@ -30,6 +30,17 @@ A reply that breaks the format, a candidate process that dies or hangs up mid-ca
 that may not cross end the check at once (exit 1, a message on stderr, no completion), so a check
 cannot catch them by accident.
 
+What may cross is capped by the run's memory, so that taking a value across can never be what
+exhausts it (an out-of-memory kill there would mask the wrong value as "memory limit"): a reply
+is at most ``max_reply`` bytes (a sixteenth of ``memory_mb``, at most ``MAX_REPLY``), refused
+from its length header before a byte of it is read; and a reply is decoded under a budget of
+what its objects take here (``BUILT_SHARE`` times the cap; a reply too small to reach it is
+not counted), refused as soon as the objects built would pass it, before the next is made. Both
+refusals are findings about the work: "the value returned is too large to judge". Values the
+check keeps from many calls add up: once every quarter of a cap's worth of replies, the judge
+reads its own resident memory (``/proc/self/statm``) and refuses a reply that would take it
+past half the run's memory (``HELD_SHARE`` caps), before decoding it.
+
 What the candidate's process prints goes to a pipe only the judge reads, drained at all times by
 a thread (so a chatty call never blocks on a full pipe) and kept, capped. It is written once, at
 the very end, after the check's own output: a delimiter line made from the run's nonce (which
@@ -47,7 +58,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, NoReturn
 
-MAX_REPLY = 64 << 20
+MAX_REPLY = 64 << 20  # must equal assay.sandbox._limits.MAX_REPLY
+BUILT_SHARE = 4  # what a reply's objects may take here: this many times the reply cap
+HELD_SHARE = 8  # the judge's own memory, checked as replies add up: this many reply caps
+_MOST_PER_BYTE = 64  # what one reply byte can cost here at most (an empty set: 5 bytes, 240)
 MAX_DEPTH = 100
 MAX_TEXT = 2000
 MARK = b"candidate| "  # must equal assay.sandbox._judge_files.CANDIDATE_MARK
@@ -68,6 +82,14 @@ _BOOT = (
 
 class Malformed(Exception):
     """The candidate's process sent bytes that are not a well-formed reply."""
+
+
+class Oversized(Exception):
+    """A reply whose objects would take more than their budget here."""
+
+
+class TooDeep(Malformed):
+    """A value nested more than ``MAX_DEPTH`` levels."""
 
 
 def refuse(reason: str, finding: bool = True) -> "NoReturn":
@@ -98,11 +120,17 @@ class Host:
     """
 
     def __init__(
-        self, script: str, paths: "Sequence[str]", zygote: "tuple[int, int, int, int] | None"
+        self,
+        script: str,
+        paths: "Sequence[str]",
+        zygote: "tuple[int, int, int, int] | None",
+        max_reply: int,
     ) -> None:
         self._script = script
         self._paths = list(paths)
         self._zygote = zygote
+        self.max_reply = max_reply
+        self._crossed = 0  # reply bytes since the judge last read its own memory
         self._pid = 0
         self._requests = self._replies = self._output = -1
         self.chunks: list[bytes] = []  # the candidate's output, as the drain thread read it
@@ -122,23 +150,45 @@ class Host:
             self._died()
         head = self._read(4)
         size = int.from_bytes(head, "big")
-        if size > MAX_REPLY or size < 1:
-            refuse(f"the candidate's process sent a reply of {size} bytes (malformed or too large)")
+        if size < 1:
+            refuse("the candidate's process sent an empty reply (malformed)")
+        if size > self.max_reply:  # refused unread: the candidate's process is still there
+            refuse(f"the value returned is too large to judge ({size} bytes > {self.max_reply})")
         reply = self._read(size)
+        self._crossed += size
+        if self._crossed > self.max_reply // 4:
+            self._crossed = 0
+            held, most = _resident(), HELD_SHARE * self.max_reply
+            if held + 2 * size > most:
+                refuse(
+                    f"the values returned are too large to judge (the check's process holds "
+                    f"{held} bytes; this reply of {size} would take it past {most})"
+                )
         kind = reply[:1]
+        allowance = BUILT_SHARE * self.max_reply
+        budget = None if size * _MOST_PER_BYTE <= allowance else [allowance]
         try:
             if kind == b"C":
-                both: Any = decode(reply[1:], given, 2)
+                both: Any = decode(reply[1:], given, 2, budget)
                 result, changes = both
                 _apply_changes(given, changes)
                 return result
-            value = decode(reply[1:])
+            value = decode(reply[1:], budget=budget)
+        except TooDeep:
+            refuse(f"the value returned is nested too deeply to judge (over {MAX_DEPTH} levels)")
+        except Oversized:
+            refuse(
+                f"the value returned is too large to judge ({size} bytes whose objects would "
+                f"take more than {allowance} bytes in the check's process)"
+            )
         except (Malformed, RecursionError, TypeError, ValueError, UnicodeError, OverflowError):
             refuse("the candidate's process sent a malformed reply")
         if kind == b"V":
             return value
         if kind == b"R" and type(value) is str:
             refuse(f"candidate code returned {_short(value)}")
+        if kind == b"L" and type(value) is str:
+            refuse(f"the value returned is too large to judge ({_short(value)})")
         if kind == b"X" and type(value) is tuple and len(value) == 3:
             raise _rebuild(value, iterating) from None
         refuse("the candidate's process sent a malformed reply")
@@ -168,7 +218,7 @@ class Host:
                 for fd in (requests_read, replies_write, output_write):
                     os.close(fd)
             self._drain()
-        self._send(self._paths)
+        self._send((self._paths, self.max_reply))
 
     def _drain(self) -> None:
         import _thread
@@ -177,14 +227,9 @@ class Host:
         self.drained.acquire()
         _thread.start_new_thread(_drain, (self._output, self.chunks, self.written, self.drained))
 
-    def alive(self) -> bool:
-        """The candidate's process was started and has not ended."""
-        if self._pid <= 0:
-            return False
-        try:
-            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
-        except OSError:
-            return False
+    def started(self) -> bool:
+        """The candidate's process was started (it may have ended since)."""
+        return self._pid > 0
 
     def stop(self) -> None:
         """No more requests: the candidate's process ends; wait briefly for its last output."""
@@ -221,6 +266,19 @@ class Host:
         except OSError:
             how = "it is gone"
         refuse(f"the candidate's process ended during a call ({how})", finding=False)
+
+
+def _resident() -> int:
+    """This process's resident memory in bytes (0 if it cannot be read)."""
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            fields = os.read(fd, 256).split()
+        finally:
+            os.close(fd)
+        return int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _drain(fd: int, chunks: "list[bytes]", written: "list[int]", done: "Any") -> None:
@@ -271,9 +329,9 @@ def finish() -> None:
         pass
 
 
-def candidate_alive() -> bool:
-    """True while the candidate's process of this check is running."""
-    return _HOST is not None and _HOST.alive()
+def candidate_started() -> bool:
+    """True once the check's first import started the candidate's process (alive or not)."""
+    return _HOST is not None and _HOST.started()
 
 
 def _rebuild(value: tuple[object, ...], iterating: bool) -> BaseException:
@@ -295,17 +353,23 @@ def _rebuild(value: tuple[object, ...], iterating: bool) -> BaseException:
     return RuntimeError(f"candidate code raised {_short(candidate_type)}")
 
 
-def decode(data: bytes, given: "Sequence[object]" = (), values: int = 1) -> object:
+def decode(
+    data: bytes,
+    given: "Sequence[object]" = (),
+    values: int = 1,
+    budget: "list[int] | None" = None,
+) -> object:
     """Exact built-in values from a reply; raises Malformed on anything else.
 
     ``given``: the call's arguments, which the reply may name (``a``); ``values``: how many
     values the reply holds (a call's: its result and the changes to its arguments), as a
     tuple when more than one. A list, dict or set seen again in the same value is the same
-    object (``r``): shared rows arrive shared.
+    object (``r``): shared rows arrive shared. ``budget``: bytes the objects built may take
+    (each charged before it is made, a str checked again once made); Oversized past it.
     """
     decoded, at = [], 0
     for _ in range(values):
-        value, at = _decode(data, at, 0, ([], given))
+        value, at = _decode(data, at, 0, ([], given, budget))
         decoded.append(value)
     if at != len(data):
         raise Malformed("trailing bytes")
@@ -352,33 +416,58 @@ def _update(old: "Any", new: "Any", depth: int) -> None:
 
 _SINGLE = {b"N": None, b"T": True, b"F": False}
 _SEQUENCES = {b"l": list, b"t": tuple, b"S": set, b"z": frozenset}
+# What a container costs here: (its own size, each item's), counting the list ``_decode``
+# gathers the items in and a set's or dict's table (CPython 3.11, 64-bit, generously).
+_CONTAINER_COST = {
+    b"l": (96, 16),
+    b"t": (72, 16),
+    b"S": (256, 64),
+    b"z": (256, 64),
+    b"d": (256, 112),
+}
+_Context = "tuple[list[object], Sequence[object], list[int] | None]"
 
 
-def _decode(
-    data: bytes, at: int, depth: int, context: "tuple[list[object], Sequence[object]]"
-) -> tuple[object, int]:
+def _charge(context: "Any", cost: int) -> None:
+    budget = context[2]
+    if budget is not None:
+        budget[0] -= cost
+        if budget[0] < 0:
+            raise Oversized
+
+
+def _decode(data: bytes, at: int, depth: int, context: "Any") -> tuple[object, int]:
     if depth > MAX_DEPTH:
-        raise Malformed("nested too deeply")
+        raise TooDeep
     tag = data[at : at + 1]
     at += 1
     if tag in _SINGLE:
         return _SINGLE[tag], at
     if tag == b"i":
         raw, at = _chunk(data, at)
+        _charge(context, 32 + len(raw))
         return int.from_bytes(raw, "big", signed=True), at
     if tag == b"f":
         raw, at = _chunk(data, at)
+        _charge(context, 24 + len(raw))
         return float.fromhex(raw.decode("ascii")), at
     if tag == b"c":
         real, at = _chunk(data, at)
         imag, at = _chunk(data, at)
+        _charge(context, 32 + len(real) + len(imag))
         return complex(float.fromhex(real.decode("ascii")), float.fromhex(imag.decode("ascii"))), at
     if tag == b"s":
         raw, at = _chunk(data, at)
-        return raw.decode("utf-8", "surrogatepass"), at
+        _charge(context, 2 * len(raw) + 56)  # its bytes, then at least one per character
+        text = raw.decode("utf-8", "surrogatepass")
+        _charge(context, max(0, sys.getsizeof(text) - len(raw) - 56))  # up to 4 per character
+        return text, at
     if tag == b"b":
-        return _chunk(data, at)
+        raw, at = _chunk(data, at)
+        _charge(context, len(raw) + 40)
+        return raw, at
     if tag == b"h":
+        _charge(context, 256)
         raw, at = _chunk(data, at)
         description, at = _decode(data, at, depth + 1, context)
         if type(description) is not str:
@@ -396,6 +485,8 @@ def _decode(
         return known[index], at
     if tag in _SEQUENCES or tag == b"d":
         count, at = _count(data, at)
+        own, each = _CONTAINER_COST[tag]
+        _charge(context, own + each * count)
         items = []
         for _ in range(count * 2 if tag == b"d" else count):
             item, at = _decode(data, at, depth + 1, context)
@@ -637,10 +728,12 @@ def install(
     zygote: "tuple[int, int, int, int] | None",
     delimiter: bytes,
     found: "Callable[[], None]",
+    max_reply: int = MAX_REPLY,
 ) -> "Callable[..., Any]":
-    """Start serving candidate imports; returns the function that makes a module's spec."""
+    """Start serving candidate imports; returns the function that makes a module's spec.
+    ``max_reply``: the largest reply that may cross (the verifier's, from the run's memory)."""
     global _HOST
-    _HOST = Host(script, paths, zygote)
+    _HOST = Host(script, paths, zygote, min(max_reply, MAX_REPLY))
     _END.update(host=_HOST, delimiter=delimiter, found=found)
     loader = Loader()
     spec_class = type(sys.__spec__)

@@ -28,12 +28,16 @@ the nonce) was read, which closes the control and done pipes at once and waits, 
 until the check imports a workspace module. When the check runs to its last line, every test it
 defines passed (``_tests.py``), and the functions a check relies on to fail are still the same
 objects (compared with ``is``), the judge writes the nonce to DONE. When the check fails (an
-assertion, an exception, a failed test) while the candidate's process is alive, so the failure
-is about the answers it gave and not a limit's consequence, the judge reports ``failed`` with
-the nonce: the verifier then believes no limit counted elsewhere in the sandbox.
+assertion, an exception, a failed test) once the candidate's process was started, so the
+failure is about the answers it gave and not a limit's consequence (a call into a process that
+died never returns to the check), the judge reports ``failed`` with the nonce: the verifier
+then believes no limit counted elsewhere in the sandbox.
 
 ``shell``: bash runs the check as a child of this process (``_shellrun.py``); no harness
-variable or command runs in that shell before the check's last line.
+variable or command runs in that shell before the check's last line. When bash reported the
+status of the check's last line (its own datagram, with the run's token) and that status is
+not 0, the judge reports ``failed`` too: the check concluded, so its status decides, not a
+limit counted elsewhere in the sandbox (80 sleepers left behind by ``solve.sh``).
 
 The helpers are loaded without the import system, from beside this file: compiled by the
 verifier (``name.code``) when the sandbox mounts them, else from source (``_judge_files.py``).
@@ -68,6 +72,7 @@ def main() -> None:
     tampered, runner_error = _message(nonce, "tampered"), _message(nonce, "runner_error")
     failed = _message(nonce, "failed")
     _STATE["delimiter"] = _delimiter(nonce)
+    _STATE["max_reply"] = spec.get("max_reply", 64 << 20)
     del nonce
     write, exit_now = os.write, os._exit
     if not _nondumpable():
@@ -80,6 +85,8 @@ def main() -> None:
         write(done_fd, started)
         status, reached_end = _load("_shellrun")["run"](spec["code"])
         if reached_end:
+            if status:
+                write(done_fd, failed)  # bash's own report: the check concluded it failed
             write(done_fd, completed)
         exit_now(status)
     guards = _guards(sys, os, builtins)
@@ -139,10 +146,16 @@ def _delimiter(nonce: str) -> bytes:
 
 
 def _found(done_fd: int, failed: bytes) -> None:
-    """The check failed on answers a live candidate process gave: a finding about the work,
-    which no limit counted elsewhere in the sandbox can turn into "inconclusive"."""
-    alive = _STATE.get("candidate_alive")
-    if alive is not None and alive():
+    """The check failed on answers the candidate's process gave: a finding about the work,
+    which no limit counted elsewhere in the sandbox can turn into "inconclusive".
+
+    Reported once the candidate's process was started, even if it has died since: a call
+    into a dead process never comes back here (the proxy ends the check, reporting nothing),
+    so what failed was the check's own code on values that had already crossed. (Asking
+    whether it was still alive let a candidate that answered 41 and was then OOM-killed, by
+    its own thread or by the judge's next allocation, mask the failed comparison.)"""
+    started = _STATE.get("candidate_started")
+    if started is not None and started():
         try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
             os.write(done_fd, failed)
         except OSError:
@@ -230,10 +243,15 @@ def _install_finder(
             proxy = _load("_proxy")
             paths = [workspace, *site]
             state["spec_for"] = proxy["install"](
-                _source("_candidate"), paths, zygote, _STATE["delimiter"], _STATE["found"]
+                _source("_candidate"),
+                paths,
+                zygote,
+                _STATE["delimiter"],
+                _STATE["found"],
+                _STATE["max_reply"],
             )
             _AT_END.append(proxy["finish"])
-            _STATE["candidate_alive"] = proxy["candidate_alive"]
+            _STATE["candidate_started"] = proxy["candidate_started"]
             state["module_type"] = proxy["RemoteModule"]
         return state["spec_for"](name, is_package, entry)
 

@@ -67,11 +67,12 @@ from assay.sandbox._forked import (
     TEMPLATES,
     Forked,
     TemplateDied,
+    TemplateHung,
     Templates,
     detached_folder,
 )
 from assay.sandbox._interpreter import sandbox_interpreter
-from assay.sandbox._limits import Limits
+from assay.sandbox._limits import Limits, reply_cap
 from assay.sandbox._prepared import JOIN_FAILED, Prepared
 from assay.sandbox._reading import write_all
 from assay.sandbox._result import Isolation, RunResult
@@ -273,7 +274,13 @@ class Sandbox:
             return self._start(argv, cwd, mounts, env, limits, folder_at)
 
         if self._templates is not None and waits and self._forkable(argv):
-            return self._fork(cwd, mounts, env, limits, folder_at)
+            try:
+                return self._fork(cwd, mounts, env, limits, folder_at)
+            except TemplateHung:  # killed: the run is made again, on a new template
+                try:
+                    return self._fork(cwd, mounts, env, limits, folder_at)
+                except TemplateHung as exc:
+                    raise SandboxUnavailable(str(exc)) from None
         if self._warm is None or not waits:
             return start()
         return self._warm.take((shape, limits.model_dump_json()), start)
@@ -351,6 +358,8 @@ class Sandbox:
                 self._templates.fork(
                     key, lambda: self._template_argv(mounts, folder_at), request, passed
                 )
+            except TemplateHung:
+                raise  # ``prepare`` makes the run again (this one's stack closes below)
             except TemplateDied as exc:
                 raise SandboxUnavailable(str(exc)) from None
             for fd in passed:
@@ -641,9 +650,17 @@ def python_paths() -> tuple[str, ...]:
 
 
 def runner_control(
-    mode: Literal["python", "shell"], code: str, filename: str, cwd: str, path: Sequence[str] = ()
+    mode: Literal["python", "shell"],
+    code: str,
+    filename: str,
+    cwd: str,
+    path: Sequence[str] = (),
+    memory_mb: int | None = None,
 ) -> tuple[bytes, str]:
     """The runner's control message and the run's nonce, for ``Sandbox.run(control=, nonce=)``.
+
+    ``memory_mb``: the run's memory (default: ``Limits``'), from which the judge's cap on what
+    may cross back from the candidate's process is derived (``reply_cap``).
 
     marshal, not json: the runner starts in a few milliseconds only if it imports nothing.
     Its length comes first: the runner reads that much, never waiting for the pipe's end of
@@ -657,6 +674,7 @@ def runner_control(
         "filename": filename,
         "cwd": cwd,
         "path": [*path, *python_paths()],
+        "max_reply": reply_cap(Limits().memory_mb if memory_mb is None else memory_mb),
     }
     data = marshal.dumps(message)
     return len(data).to_bytes(8, "big") + data, nonce

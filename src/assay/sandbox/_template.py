@@ -10,7 +10,7 @@ run's nonce, a check's code or any byte of a workspace; what it receives is the 
 request (limits, environment, folder target, the seccomp program) and the run's descriptors.
 
 For each request it makes a new PID namespace for its next child (``unshare(CLONE_NEWPID)``,
-then back to its own) and forks. The child, pid 1 of that namespace, is the run's init
+then back to its own), forks, and answers the request (``FORKED``). The child, pid 1 of that namespace, is the run's init
 (``_run``); before anything of the check exists it:
 
 1. joins the run's cgroup (memory, pids, CPU: ``0``, itself, written to the cgroup's ``tasks``
@@ -72,6 +72,9 @@ TEMPLATE_CAPS = (6, 7, 8, 12, 21, 24)
 template's (``_sandbox._TEMPLATE_CAPS``); ``_narrow`` drops any other bubblewrap left."""
 STATUS_FD = 5
 """Where the run's init keeps the status pipe (the judge's own descriptors are 0 to 4)."""
+FORKED = b"k"
+"""The template's answer to each request, once its child is forked (or could not be): a
+template that does not answer in time is killed and replaced (``_forked.Template.fork``)."""
 STARTING_FAILED = 71
 """Exit status of a child that could not make its sandbox (assay's failure, never a verdict)."""
 
@@ -133,6 +136,10 @@ def serve(
                 os._exit(STARTING_FAILED)
         for fd in fds:  # the run's descriptors are the child's alone
             os.close(fd)
+        try:  # noqa: SIM105 - the request was handled: the verifier waits for this (_forked)
+            sock.send(FORKED)
+        except OSError:
+            pass
 
 
 def _reap(block: bool = False) -> None:

@@ -153,7 +153,7 @@ def _run(
         if folder:
             cwd = sandbox.inside_path(WORKSPACE, [Mount(prepared.folder, WORKSPACE)])
         # The judge never has the workspace on its sys.path: it reaches it only by proxy.
-        control, nonce = runner_control(mode, code, filename, cwd)
+        control, nonce = runner_control(mode, code, filename, cwd, memory_mb=spec.memory_mb)
         delimiter = f"\n{CANDIDATE_OUTPUT} {nonce[16:]}\n"  # as the judge builds it
         try:
             result = prepared.run(control, nonce)
@@ -181,7 +181,9 @@ def _judge(
             f" (output truncated: {result.output_bytes} bytes written, {spec.output_kb} KiB kept)"
         )
     own = _own_output(result.output, delimiter)
-    limited = limits_outcome(result, spec.limits(), spec.limits_are_rules, evidence)
+    limited = limits_outcome(
+        result, spec.limits(), spec.limits_are_rules, evidence, getattr(spec, "expect_exit", 0)
+    )
     if limited is not None:
         return limited
     if result.runner_failed:
