@@ -99,9 +99,13 @@ def served(root: Path, timeout: float = 120.0, workers: int = 1) -> Iterator[str
 
 
 def in_process(items: Sequence[dict[str, Any]]) -> tuple[float, list[str]]:
+    """The items judged in this process, as the service judges each (``from_json``: they are
+    JSON values, as the service's parsed bodies are, so neither side re-checks that)."""
     config = Config()
     start = time.perf_counter()
-    statuses = [judge_item(item, root=None, config=config).status.value for item in items]
+    statuses = [
+        judge_item(item, root=None, config=config, from_json=True).status.value for item in items
+    ]
     return time.perf_counter() - start, statuses
 
 

@@ -51,7 +51,7 @@ into an outcome, because there the input *is* the work.
 Outside the tree, by design, are exceptions that never reach a caller: each is raised and
 caught inside one package and becomes an outcome, a refusal or a tree error there.
 ``sandbox``: ``CgroupError``, ``SeccompUnsupported`` and ``TemplateDied`` (become
-``SandboxUnavailable`` or an ``error`` outcome); ``Refused``, ``Malformed`` and ``Exit`` run inside the sandbox's judge and
+``SandboxUnavailable`` or an ``error`` outcome); ``Refused``, ``Malformed``, ``Oversized`` and ``Exit`` run inside the sandbox's judge and
 candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``NumberProblem``,
 ``UnitProblem``, ``WorkspaceEscape``, the SQL kind's ``QueryTimeout``, ``TooManyRows`` and
 ``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,

@@ -96,11 +96,13 @@ def _clip(text: str) -> str:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise StrictJSONError(f"duplicate key {key!r} makes the object ambiguous")
-        result[key] = value
+    result = dict(pairs)  # in C; a duplicate shows as a shorter dict, then is looked for
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise StrictJSONError(f"duplicate key {key!r} makes the object ambiguous")
+            seen.add(key)
     return result
 
 

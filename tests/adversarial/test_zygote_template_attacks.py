@@ -223,7 +223,7 @@ def test_a_retired_template_finishes_its_runs(
 
 
 @pytest.mark.slow
-def test_a_stalled_template_is_an_error_never_a_verdict(tmp_path: Path) -> None:
+def test_a_stalled_template_is_replaced_never_a_verdict(tmp_path: Path) -> None:
     """A template that takes no run (stopped here from outside) does not answer the run's
     request: it is killed and replaced, and the check runs on the new one (refuted here, as
     it should be: never a verdict from the stopped one); checks go on after."""

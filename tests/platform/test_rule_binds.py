@@ -160,7 +160,8 @@ def test_a_bind_by_sha256_holds_only_for_these_bytes(platform: Platform, tmp_pat
 
 
 @pytest.mark.parametrize(
-    ("content", "named"), [(b"not json {", "not strict JSON"), (b'{"image": NaN}', "not strict JSON")]
+    ("content", "named"),
+    [(b"not json {", "not strict JSON"), (b'{"image": NaN}', "not strict JSON")],
 )
 def test_an_artifact_that_is_not_json_refutes_a_bind_into_it(
     platform: Platform, tmp_path: Path, content: bytes, named: str

@@ -119,7 +119,10 @@ def _campaign_lines(v: Any) -> list[str]:
                     out.append(f"    seat {s.seat} {s.state} {s.user or ''}".rstrip())
     if v.order is not None:
         out.append(f" order ({v.order_rule}):")
-        out += [f"  {o.rank}. {o.label} ({o.item}) {o.aggregate} {o.score:g} of {o.scores}" for o in v.order]
+        out += [
+            f"  {o.rank}. {o.label} ({o.item}) {o.aggregate} {o.score:g} of {o.scores}"
+            for o in v.order
+        ]
     return out
 
 

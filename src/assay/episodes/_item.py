@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay._config import Config
 from assay._errors import InvalidInput
 from assay._signed import canonical_digest
+from assay._wire import unvalidated
 from assay.checks import CheckContext, Receipt, Task, build_checks, spec_error
 from assay.status import Mode
 
@@ -101,6 +103,7 @@ def parse_episode(
     config: Config,
     where: str = "item",
     workspaces: Path | None = None,
+    from_json: bool = False,
 ) -> Episode:
     """An Episode from parsed JSON; InvalidInput (``where`` plus the field) when it is wrong.
 
@@ -109,16 +112,22 @@ def parse_episode(
     may lie in it. With one root for both, an item can name any folder of the root as its
     workspace and read what is in it: keep sealed files out of a single root that untrusted
     callers send items against, or give the two roots.
+
+    ``from_json``: ``data`` is what ``loads_strict`` read (the service, batch lines), so every
+    value in it is already a JSON value and the check that it encodes is skipped; a Python
+    caller's values (which may hold NaN, bytes, a set) are checked.
     """
     if not isinstance(data, dict):
         raise InvalidInput(f"must be a JSON object, not {type(data).__name__}", where=where)
     unfit = data.get(UNFIT_LABEL)
     if isinstance(unfit, str):
         raise InvalidInput(f"the label does not fit the template: {unfit}", where=f"{where}.label")
-    try:
-        item = _Item.model_validate(data)
-    except ValidationError as exc:
-        raise InvalidInput(spec_error(exc), where=where) from None
+    item = _plain_item(data)
+    if item is None:
+        try:
+            item = _Item.model_validate(data)
+        except ValidationError as exc:
+            raise InvalidInput(spec_error(exc), where=where) from None
     if (item.checks is None) == (item.task is None):
         raise InvalidInput("give exactly one of `checks` and `task`", where=where)
     part = item.task
@@ -174,10 +183,71 @@ def parse_episode(
         reads_files=named_files,
     )
     try:  # the digest when a key needs it now, else the cheaper plain encoding
-        _ = episode.fingerprint if episode.idempotency_key is not None else _STRICT.encode(body)
+        if episode.idempotency_key is not None:
+            _ = episode.fingerprint
+        elif not from_json:
+            _STRICT.encode(body)
     except (ValueError, TypeError) as exc:  # NaN, bytes, a set: a Python caller's values
         raise InvalidInput(f"holds a value JSON cannot carry: {exc}", where=where) from None
     return episode
+
+
+_PLAIN_KEYS = frozenset(
+    ("id", "checks", "answer", "workspace", "mode", "idempotency_key", "description")
+)
+_MODES = {mode.value: mode for mode in Mode}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: Any, longest: int | None = None) -> bool:
+    """``value`` is text the model takes: a ``str`` (of 1 to ``longest`` characters when a
+    bound is given) with no lone surrogate, which the model refuses as not Unicode."""
+    return (
+        type(value) is str
+        and (longest is None or 0 < len(value) <= longest)
+        and (value.isascii() or _SURROGATE.search(value) is None)
+    )
+
+
+def _plain_item(data: dict[str, Any]) -> _Item | None:
+    """The commonest item (``id``, ``checks``, ``answer``: no ``task``, no ``receipts``) read
+    without the model's validator, which costs more than judging a short answer; None for any
+    other shape or any doubt, and the model reads it (and names what is wrong). It accepts only
+    what ``_Item`` accepts and gives the same values: the same exact types (strict mode: text
+    is ``str``, ``checks`` a list of ``dict`` with text keys), the same length bounds, ``mode``
+    one of the mode names; a test compares the two on many items."""
+    keys = data.keys()
+    if not keys <= _PLAIN_KEYS:
+        return None
+    identifier, checks = data.get("id"), data.get("checks")
+    if not _text(identifier, 200) or type(checks) is not list:
+        return None
+    for check in checks:
+        if type(check) is not dict or not all(type(name) is str for name in check):
+            return None
+    answer, workspace = data.get("answer"), data.get("workspace")
+    key, description = data.get("idempotency_key"), data.get("description")
+    mode = data.get("mode")
+    if (
+        (answer is not None and not _text(answer))
+        or (workspace is not None and not _text(workspace))
+        or (key is not None and not _text(key, 200))
+        or (description is not None and not _text(description))
+        or (mode is not None and not (_text(mode) and mode in _MODES))
+    ):
+        return None
+    fields = {
+        "id": identifier,
+        "checks": checks,
+        "task": None,
+        "answer": answer,
+        "workspace": workspace,
+        "receipts": None,
+        "mode": None if mode is None else _MODES[mode],
+        "idempotency_key": key,
+        "description": description,
+    }
+    return unvalidated(_Item, fields, {name for name in fields if name in keys})
 
 
 def root_path(root: Path | None) -> Path | None:

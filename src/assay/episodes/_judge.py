@@ -27,10 +27,14 @@ def judge_item(
     config: Config,
     where: str = "item",
     workspaces: Path | None = None,
+    from_json: bool = False,
 ) -> EpisodeResult:
-    """Parse and judge one item; an invalid item is an ``error`` result naming its field."""
+    """Parse and judge one item; an invalid item is an ``error`` result naming its field
+    (``from_json``: see ``parse_episode``)."""
     try:
-        episode = parse_episode(data, root=root, config=config, where=where, workspaces=workspaces)
+        episode = parse_episode(
+            data, root=root, config=config, where=where, workspaces=workspaces, from_json=from_json
+        )
     except InvalidInput as exc:
         return EpisodeResult.invalid(item_id(data), str(exc))
     return judge(episode)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Literal
 
 from pydantic import Field
 
 from assay._wire import WireModel, unvalidated
-from assay.status import Outcome, Report, Status
+from assay.status import Outcome, Report, Status, clean_text, clean_value
 
 
 class EpisodeResult(WireModel):
@@ -61,5 +63,59 @@ class EpisodeResult(WireModel):
         }
         return unvalidated(cls, fields, set(_GIVEN))
 
+    def json_text(self) -> str:
+        """``to_json()`` as compact JSON text: exactly ``json.dumps(self.to_json(),
+        ensure_ascii=False, separators=(",", ":"))`` (a test compares the two on results of
+        every status, kind of detail and evidence), written directly for the shapes assay makes,
+        because building the dict and encoding it cost more than judging a short answer. A
+        value of another shape (a caller's own) takes the ``to_json`` path. It may hold a lone
+        surrogate from an id; the caller encodes it (see ``assay.service._encoding``)."""
+        score, reward = self.score, self.reward
+        outcomes = [_outcome_text(outcome) for outcome in self.outcomes]
+        if (
+            type(self.id) is not str
+            or self.status not in _STATUS
+            or not (_plain_number(score) and _plain_number(reward))
+            or None in outcomes
+        ):
+            return _DUMPS(self.to_json())
+        score_text = "null" if score is None else float.__repr__(score)
+        reward_text = "null" if reward is None else float.__repr__(reward)
+        return (
+            f'{{"schema":"assay.result/1","id":{_TEXT(self.id)}{_STATUS[self.status]},'
+            f'"score":{score_text},"reward":{reward_text},'
+            f'"outcomes":[{",".join(outcomes)}]}}'  # type: ignore[arg-type]  # no None: checked
+        )
+
 
 _GIVEN = ("id", "status", "score", "reward", "outcomes")
+_STATUS = {status: f',"status":"{status.value}"' for status in Status}
+_TEXT = json.encoder.encode_basestring
+"""A JSON string as ``json.dumps(..., ensure_ascii=False)`` writes it (the same C function)."""
+_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _plain_number(value: object) -> bool:
+    """None or a finite float: what the hand-written form writes as pydantic does."""
+    return value is None or (type(value) is float and math.isfinite(value))
+
+
+def _outcome_text(outcome: Outcome) -> str | None:
+    """One outcome as ``model_dump(mode="json")`` then compact JSON would write it; None for
+    anything but an ``Outcome`` holding the types its fields declare."""
+    if type(outcome) is not Outcome:
+        return None
+    kind, detail, evidence = outcome.kind, outcome.detail, outcome.evidence
+    if (
+        not (kind is None or type(kind) is str)
+        or type(detail) is not str
+        or outcome.status not in _STATUS
+        or not (evidence is None or type(evidence) is dict)
+    ):
+        return None
+    kind_text = "null" if kind is None else _TEXT(kind)
+    evidence_text = "null" if evidence is None else _DUMPS(clean_value(evidence))
+    return (
+        f'{{"kind":{kind_text}{_STATUS[outcome.status]},"detail":{_TEXT(clean_text(detail))},'
+        f'"evidence":{evidence_text}}}'
+    )

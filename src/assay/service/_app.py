@@ -4,6 +4,7 @@ pre-serialised JSON (no response-model validation on the way out)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
 
 from assay._version import __version__
 from assay.checks import AnswerKeyScore, score_answers
@@ -19,7 +21,7 @@ from assay.episodes import EpisodeResult, Template
 from assay.service import _openrlhf, _problems
 from assay.service._docs import HEADERS as DOCS_HEADERS
 from assay.service._docs import reference_page
-from assay.service._encoding import json_bytes
+from assay.service._encoding import Result, as_json, json_bytes, results_bytes
 from assay.service._judging import Gone, Judge
 from assay.service._limits import bounded_list, object_with, read_json
 from assay.service._models import REQUESTS, Health, RewardResponse, VerifyResponse
@@ -48,6 +50,17 @@ async def _disconnected(request: Request) -> None:
             return
 
 
+def settle_heap() -> None:
+    """Move everything alive at startup (modules, schemas, routes, templates: hundreds of
+    thousands of objects) out of the garbage collector's view, once. A full collection walks
+    every tracked object; while judging, the service allocates and frees many small objects,
+    so full collections come often and, without this, each walks the whole startup heap again
+    (measured: about a tenth of the server's CPU per answer item). What is moved stays until
+    the process ends, as it would anyway."""
+    gc.collect()
+    gc.freeze()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service's app. ``InvalidInput`` when the settings name a template that cannot be read."""
     settings = settings or Settings()
@@ -58,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        settle_heap()
         yield
         judge.close()
 
@@ -102,7 +116,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 results = await judge.judge_all(items, "items", lambda: _disconnected(request))
             except Gone:
                 return Response(status_code=GONE)
-        return _json({"results": results})
+        return Response(results_bytes(results), media_type="application/json")
+
+    # The hot route, first in the routing table as a plain Starlette route: a request for it
+    # skips matching the ~35 routes before it and FastAPI's per-request dependency solving
+    # (measured: about half the server's CPU for a one-item request). Same function, same
+    # middleware and error handlers; the FastAPI route above stays for the OpenAPI document
+    # (and answers a GET with 405, as the shortcut only takes POST).
+    app.router.routes.insert(0, Route("/v1/verify", verify, methods=["POST"]))
 
     def _items(data: Any) -> list[Any]:
         return bounded_list(object_with(data, ("items",))["items"], "items", settings.max_items)
@@ -140,12 +161,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         queries, prompts, labels = await read_json(request, limit, _samples)
         items: list[dict[str, Any]] = []
         at: list[int] = []
-        results: list[dict[str, Any] | None] = []
+        results: list[Result | None] = []
         for index, (query, prompt, label) in enumerate(zip(queries, prompts, labels, strict=True)):
             response = _openrlhf.response_of(query, prompt)
             if response is None:
                 message = f"samples[{index}].query: {_openrlhf.NOT_PREFIXED}"
-                results.append(EpisodeResult.invalid(str(index), message).to_json())
+                results.append(EpisodeResult.invalid(str(index), message))
                 continue
             results.append(None)
             at.append(index)
@@ -156,7 +177,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return Response(status_code=GONE)
         for index, result in zip(at, judged, strict=True):
             results[index] = result
-        return _json(_openrlhf.reply([r for r in results if r is not None]))
+        return _json(_openrlhf.reply([as_json(r) for r in results if r is not None]))
 
     def openapi() -> dict[str, Any]:
         """FastAPI's document, with the request bodies the routes read themselves."""

@@ -32,12 +32,11 @@ from typing import Any
 
 from assay._errors import InvalidInput
 from assay.episodes import Episode, EpisodeResult, item_id, judge, parse_episode
+from assay.service._encoding import Result, as_json
 from assay.service._idempotency import IdempotencyStore
 from assay.service._problems import ApiError
 from assay.service._queue import QueueFull, SandboxQueue
 from assay.service._settings import Settings
-
-Result = dict[str, Any]
 
 WATCH_FROM = 64
 """A request with more items than this has its first pass raced against a disconnect; a
@@ -137,7 +136,7 @@ class Judge:
                 if not waiting.done():
                     raise Gone()
                 for index, result in zip(plan.queued, waiting.result(), strict=True):
-                    plan.results[index] = result.to_json()
+                    plan.results[index] = result
             results = [r for r in plan.results if r is not None]
             assert len(results) == len(items)
             return results
@@ -162,14 +161,14 @@ class Judge:
             at = f"{where}[{index}]"
             try:
                 episode = parse_episode(
-                    data, root=root, config=config, where=at, workspaces=workspaces
+                    data, root=root, config=config, where=at, workspaces=workspaces, from_json=True
                 )
             except InvalidInput as exc:
-                plan.results[index] = EpisodeResult.invalid(item_id(data), str(exc)).to_json()
+                plan.results[index] = EpisodeResult.invalid(item_id(data), str(exc))
                 continue
             except Exception as exc:  # assay's own failure on this item: its error, not the batch's
                 message = f"{at}: assay failed reading this item: {type(exc).__name__}: {exc}"
-                plan.results[index] = EpisodeResult.invalid(item_id(data), message).to_json()
+                plan.results[index] = EpisodeResult.invalid(item_id(data), message)
                 continue
             key = episode.idempotency_key
             if key is not None:
@@ -177,7 +176,7 @@ class Judge:
                     claim = self.store.claim(key, episode.fingerprint)
                 if claim.conflict:
                     message = f"{at}.idempotency_key: {REUSED_KEY}"
-                    plan.results[index] = EpisodeResult.invalid(episode.id, message).to_json()
+                    plan.results[index] = EpisodeResult.invalid(episode.id, message)
                     continue
                 if claim.stored is None:
                     plan.claims.append((index, key, episode.fingerprint))
@@ -199,7 +198,7 @@ class Judge:
         for index, episode in inline:
             if cancel.is_set():
                 break
-            plan.results[index] = judge(episode).to_json()
+            plan.results[index] = judge(episode)
         return plan
 
     def _admit(self, plan: _Plan) -> None:
@@ -246,5 +245,6 @@ class Judge:
         """Keep the verdicts claimed keys earned; release the keys of work that did not finish."""
         with self._store_lock:
             for index, key, fingerprint in plan.claims:
-                self.store.settle(key, fingerprint, plan.results[index])
+                result = plan.results[index]
+                self.store.settle(key, fingerprint, None if result is None else as_json(result))
         plan.claims.clear()

@@ -65,7 +65,8 @@ def combine(
     it: if an error or a limit outranked it, a candidate able to trigger one anywhere in the task
     would turn every refutation into a masked sample. The same order holds in both modes.
     """
-    mode = Mode(mode)
+    if type(mode) is not Mode:  # the enum's call is a Python function: skipped when it is one
+        mode = Mode(mode)
     if not outcomes:
         raise InvalidInput(
             "there are no checks: an empty check list is never a pass", where="checks"
@@ -76,7 +77,9 @@ def combine(
         raise InvalidInput("one weight per outcome is required", where="weights")
 
     statuses = {o.status for o in outcomes}
-    status = next(s for s in _PRECEDENCE if s in statuses)
+    for status in _PRECEDENCE:  # the first any outcome has (a loop: no generator per report)
+        if status in statuses:
+            break
 
     score: float | None
     if not status.concluded:
@@ -94,10 +97,18 @@ def combine(
         if status is not Status.VERIFIED:  # a failed check never rounds away into full reward
             score = min(score, math.nextafter(1.0, 0.0))
     found = tuple(outcomes)
-    if any(type(o) is not Outcome for o in found):  # a caller's own values: validated
-        return Report(status=status, score=score, mode=mode, outcomes=found)
-    fields = {"schema_": "assay.report/1", "task": None, "status": status, "score": score}
-    return unvalidated(Report, {**fields, "mode": mode, "outcomes": found}, set(_GIVEN))
+    for outcome in found:
+        if type(outcome) is not Outcome:  # a caller's own values: validated
+            return Report(status=status, score=score, mode=mode, outcomes=found)
+    fields = {
+        "schema_": "assay.report/1",
+        "task": None,
+        "status": status,
+        "score": score,
+        "mode": mode,
+        "outcomes": found,
+    }
+    return unvalidated(Report, fields, set(_GIVEN))
 
 
 _GIVEN = ("status", "score", "mode", "outcomes")

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import field_serializer
 
-from assay._wire import WireModel
+from assay._wire import WireModel, unvalidated
 from assay.status._clean import clean_text, clean_value
 
 
@@ -71,11 +71,14 @@ class Outcome(WireModel):
         return None if evidence is None else clean_value(evidence)
 
     def with_kind(self, kind: str) -> Outcome:
-        """The same finding, stamped with the kind that produced it (validated, like every
-        Outcome)."""
-        return _VALIDATE(
-            {"status": self.status, "detail": self.detail, "kind": kind, "evidence": self.evidence}
-        )
+        """The same finding, stamped with the kind that produced it. An ``Outcome`` was
+        validated when it was built, and the kind is text, so it is not validated again (once
+        per check on the answer hot path); anything else (a subclass, a kind that is not text)
+        is validated, like every Outcome."""
+        fields = {"kind": kind, "status": self.status, "detail": self.detail}
+        if type(self) is Outcome and type(kind) is str:
+            return unvalidated(Outcome, {**fields, "evidence": self.evidence}, set(_ALL_FIELDS))
+        return _VALIDATE({**fields, "evidence": self.evidence})
 
     @classmethod
     def verified(cls, detail: str = "passed", evidence: dict[str, Any] | None = None) -> Outcome:
@@ -102,3 +105,4 @@ class Outcome(WireModel):
 # model's validator on a dict validates exactly as ``Outcome(...)`` does (same schema, same
 # checks), without the keyword-argument ``__init__`` frame, which costs more than the validation.
 _VALIDATE: Callable[[dict[str, Any]], Outcome] = Outcome.__pydantic_validator__.validate_python
+_ALL_FIELDS = ("kind", "status", "detail", "evidence")
