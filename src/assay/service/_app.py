@@ -56,9 +56,17 @@ def settle_heap() -> None:
     every tracked object; while judging, the service allocates and frees many small objects,
     so full collections come often and, without this, each walks the whole startup heap again
     (measured: about a tenth of the server's CPU per answer item). What is moved stays until
-    the process ends, as it would anyway."""
+    the process ends, as it would anyway. Once per process: an app started again (tests,
+    an embedding process) would otherwise freeze each app's garbage for good."""
+    global _settled
+    if _settled:
+        return
+    _settled = True
     gc.collect()
     gc.freeze()
+
+
+_settled = False
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -26,6 +26,7 @@ class Mode(StrEnum):
 
 _PRECEDENCE = (Status.REFUTED, Status.ERROR, Status.INCONCLUSIVE, Status.VERIFIED)
 """A task's status is the first of these that any of its outcomes has."""
+_KNOWN = frozenset(_PRECEDENCE)
 
 
 class Report(WireModel):
@@ -77,6 +78,8 @@ def combine(
         raise InvalidInput("one weight per outcome is required", where="weights")
 
     statuses = {o.status for o in outcomes}
+    if not statuses <= _KNOWN:  # an Outcome built without validation: never read as a pass
+        raise ValueError(f"an outcome's status is not one of the four: {statuses - _KNOWN}")
     for status in _PRECEDENCE:  # the first any outcome has (a loop: no generator per report)
         if status in statuses:
             break

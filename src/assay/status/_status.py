@@ -73,10 +73,12 @@ class Outcome(WireModel):
     def with_kind(self, kind: str) -> Outcome:
         """The same finding, stamped with the kind that produced it. An ``Outcome`` was
         validated when it was built, and the kind is text, so it is not validated again (once
-        per check on the answer hot path); anything else (a subclass, a kind that is not text)
-        is validated, like every Outcome."""
+        per check on the answer hot path); anything else (a subclass, a kind that is not text,
+        a status or detail of another type, as ``model_construct`` leaves them) is validated,
+        like every Outcome."""
         fields = {"kind": kind, "status": self.status, "detail": self.detail}
-        if type(self) is Outcome and type(kind) is str:
+        trusted = type(self.status) is Status and type(self.detail) is str  # not model_construct
+        if type(self) is Outcome and type(kind) is str and trusted:
             return unvalidated(Outcome, {**fields, "evidence": self.evidence}, set(_ALL_FIELDS))
         return _VALIDATE({**fields, "evidence": self.evidence})
 
