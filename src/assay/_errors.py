@@ -56,7 +56,8 @@ candidate processes, never in the verifier. ``checks``: ``PatternTimeout``, ``Nu
 ``UnitProblem``, ``WorkspaceEscape``, the SQL kind's ``QueryTimeout``, ``TooManyRows`` and
 ``TooLarge``, and the math kind's ``Unreadable``, ``ExtractProblem``, ``Undefined``, ``TooLarge``,
 ``WorkerTimeout`` and ``WorkerFailed`` (each becomes an outcome). ``platform``: ``_Raced`` (a
-sweep that lost a race retries). ``service``: ``ApiError`` (a refused request: an HTTP
+sweep that lost a race retries). ``prove``: ``SplitFailed`` (the judge failed on a case
+split: the obligation's ``error``). ``service``: ``ApiError`` (a refused request: an HTTP
 4xx answer), ``QueueFull`` (becomes 429) and ``Gone`` (the client disconnected). ``web``:
 ``PageError`` (a page's refusal: an HTML 4xx answer).
 ``proofs``: the lexers' ``AgdaLexError``, ``CoqLexError`` and ``LeanLexError`` (each

@@ -30,7 +30,8 @@ def _lines(report: Any) -> list[str]:
         f"toolchain: {report.toolchain['binary']} ({report.toolchain['version']})",
         f"controls: retrieval {'on' if report.controls.retrieval else 'off'}, exclusion "
         f"{'on' if report.controls.exclusion else 'OFF (labeled control)'}, filter "
-        f"{'on' if report.controls.filter else 'off'}; judgments {report.controls.judgments}, "
+        f"{'on' if report.controls.filter else 'off'}, case split "
+        f"{'on' if report.controls.case_split else 'off'}; judgments {report.controls.judgments}, "
         f"cut by the filter {report.controls.filtered}",
     ]
     if report.controls.recall is not None:
@@ -40,7 +41,7 @@ def _lines(report: Any) -> list[str]:
             f"{recall['median_rank']} over {recall['n']}"
         )
     for row in report.obligations:
-        proof = "; ".join(step.term for step in row.proof) if row.proof else row.reason
+        proof = "; ".join(_step_text(step) for step in row.proof) if row.proof else row.reason
         tag = " [canary]" if row.canary else ""
         out.append(
             f"  {row.file}{tag}: {row.status} ({row.judgments} judgments, {row.filtered} cut, "
@@ -66,6 +67,14 @@ def prove(
     no_filter: Annotated[
         bool,
         typer.Option("--no-filter", help="Judge every candidate (no fast-lane type filter)."),
+    ] = False,
+    case_split: Annotated[
+        bool,
+        typer.Option(
+            "--case-split",
+            help="Also split a hole's clause on a variable when no term closes it (one split per "
+            "definition), and propose recursive calls at the new holes.",
+        ),
     ] = False,
     jobs: Annotated[int, typer.Option("--jobs", help="Obligations searched at once.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report.")] = False,
@@ -100,6 +109,7 @@ def prove(
             retrieval=retrieval,
             exclusion=not no_exclusion,
             filter=not no_filter,
+            case_split=case_split,
             jobs=jobs,
             on_done=lambda _row: _step(bar, lock),
         )
@@ -118,3 +128,8 @@ def _step(bar: Any, lock: threading.Lock) -> None:
 def register(app: typer.Typer) -> None:
     """Add ``assay prove`` to ``app``."""
     app.command("prove")(boundary(prove))
+
+
+def _step_text(step: Any) -> str:
+    """A committed step as the summary prints it (a case split names its variable)."""
+    return f"split {step.term}" if step.clauses is not None else str(step.term)

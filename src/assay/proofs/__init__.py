@@ -5,7 +5,8 @@ exact commands, binary, version, working directory, flags and checked bytes, so 
 re-run the claim. Each language is one module behind ``ProofLanguage``, registered once
 (``LANGUAGES``; ``Language`` names them). ``judge_source`` and ``judge_hole`` are the one path
 from a file or a hole candidate to an ``Attempt`` (``fill_hole`` and the kinds both use it). The
-interaction lane answers questions (goal types, inferred types) and never decides anything.
+interaction lane answers questions (goal types, inferred types, objections to a term) and never
+decides anything.
 """
 
 from assay._errors import ToolchainMissing

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -46,6 +47,8 @@ LANE_DIR = "/lane"
 PROMPT = b"JSON> "
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 MAX_TERM_CHARS = 4096
+_LOCATED = re.compile(r"\d+,\d+-(\d+,)?\d+\s")
+"""How Agda starts an error located in a term given as text (line,column-column)."""
 
 
 class ContextEntry(WireModel):
@@ -367,12 +370,7 @@ class AgdaLane:
         The term reaches Agda exactly as given (see ``haskell_string``); one line of printable
         text, at most ``MAX_TERM_CHARS`` characters, else a LaneError.
         """
-        if not term.strip() or len(term) > MAX_TERM_CHARS:
-            raise LaneInputError(
-                f"a term to infer must be non-empty and at most {MAX_TERM_CHARS} chars"
-            )
-        if any(not c.isprintable() for c in term):
-            raise LaneInputError("a term to infer must be one line of printable text")
+        _one_term(term, "infer")
         path = haskell_string(self._load(file))
         point = self._point(line, column)
         replies = self._exchange(
@@ -380,6 +378,72 @@ class AgdaLane:
             f" (Cmd_infer Normalised {point} noRange {haskell_string(term)})"
         )
         return str(_goal_info(replies).get("expr", ""))
+
+    def objection(self, file: Path, line: int, column: int, term: str) -> str | None:
+        """Agda's objection to ``term`` as the content of the hole, checked against its goal
+        (``Cmd_goal_type_context_check``, which Agda runs in a throwaway state: nothing of the
+        check stays in the lane), or None when it raises none. A question, not a verdict: None
+        does not say the term fits (a check may leave metas and constraints it does not report).
+
+        An objection is an error located in the term's own text (``1,1-5``): how Agda reports
+        every parse, scope and type error of the expression. Any other error is none: Agda 2.6.x
+        fails *after* a successful check whenever the elaboration mentions a meta
+        (``__IMPOSSIBLE__`` in 2.6.4.3, ``no such meta variable`` in 2.6.2.2: it prints the term
+        once the throwaway state is gone), which says nothing against the term. The term is
+        validated as for ``infer``."""
+        _one_term(term, "check")
+        path = haskell_string(self._load(file))
+        point = self._point(line, column)
+        replies = self._exchange(
+            f"IOTCM {path} NonInteractive Direct"
+            f" (Cmd_goal_type_context_check AsIs {point} noRange {haskell_string(term)})"
+        )
+        error = _error(replies)
+        if error is None:
+            _goal_info(replies)  # an answer, or a LaneError
+            return None
+        if not _LOCATED.match(error):
+            return None
+        return " ".join(part.strip() for part in error.splitlines()[:4])[:600]
+
+    def make_case(self, file: Path, line: int, column: int, variable: str) -> list[str]:
+        """The clauses Agda's case split (``Cmd_make_case``) makes of the clause holding the hole
+        when it splits on ``variable``: an answer (text to judge), never a verdict. A name that
+        is not one identifier (blank, spaces, brackets, ``;``, ``.``, ``"``, control characters,
+        more than ``MAX_TERM_CHARS``) is refused before Agda sees it (LaneInputError); Agda's
+        refusal (not a variable, not a data type) is a TermRejected; a split Agda answers with
+        anything but a function's clauses is a LaneError."""
+        if (
+            not variable
+            or len(variable) > MAX_TERM_CHARS
+            or any(not c.isprintable() or c.isspace() or c in '(){}[];."@' for c in variable)
+        ):
+            raise LaneInputError(f"not a variable name to split on: {variable!r}")
+        path = haskell_string(self._load(file))
+        point = self._point(line, column)
+        replies = self._exchange(
+            f"IOTCM {path} NonInteractive Direct"
+            f" (Cmd_make_case {point} noRange {haskell_string(variable)})"
+        )
+        error = _error(replies)
+        if error:
+            raise TermRejected(" ".join(part.strip() for part in error.splitlines()[:4])[:600])
+        for reply in replies:
+            if reply.get("kind") == "MakeCase":
+                clauses = reply.get("clauses")
+                if reply.get("variant") != "Function" or not isinstance(clauses, list):
+                    raise TermRejected("the split is not one of a function's clauses")
+                return [str(clause) for clause in clauses]
+        raise LaneError("the interaction lane gave no case split")
+
+
+def _one_term(term: str, verb: str) -> None:
+    if not term.strip() or len(term) > MAX_TERM_CHARS:
+        raise LaneInputError(
+            f"a term to {verb} must be non-empty and at most {MAX_TERM_CHARS} chars"
+        )
+    if any(not c.isprintable() for c in term):
+        raise LaneInputError(f"a term to {verb} must be one line of printable text")
 
 
 def _error(replies: list[dict[str, Any]]) -> str | None:

@@ -25,6 +25,7 @@ from assay._errors import InvalidInput, ToolchainMissing
 from assay._files import read_regular_text
 from assay._wire import WireModel
 from assay.proofs import Judging, agda_toolchain, proof_language
+from assay.prove._casesplit import RECURSIVE_VOCABULARY
 from assay.prove._fixture import enclosing, holes, imports, signature
 from assay.prove._ledger import Controls, ObligationLedger, ProveReport
 from assay.prove._moves import VOCABULARY
@@ -149,6 +150,7 @@ def prove_folder(
     retrieval: bool = False,
     exclusion: bool = True,
     filter: bool = True,
+    case_split: bool = False,
     jobs: int = 1,
     on_done: Callable[[ObligationLedger], None] | None = None,
 ) -> ProveReport:
@@ -160,7 +162,9 @@ def prove_folder(
     config = judging.config or DEFAULT_CONFIG
     if agda_toolchain(config) is None:
         raise ToolchainMissing(f"no Agda for agda_toolchain={config.agda_toolchain!r} here")
-    settings = Settings(judging, retrieval, exclusion, filter, library=library_of(config))
+    settings = Settings(
+        judging, retrieval, exclusion, filter, case_split=case_split, library=library_of(config)
+    )
 
     def one(item: tuple[str, str, Meta]) -> ObligationLedger:
         row = prove_text(item[0], item[1], item[2], settings)
@@ -178,6 +182,7 @@ def prove_folder(
         action_space=[
             *VOCABULARY,
             *(["retrieval: top 8 in-scope library rows"] if retrieval else []),
+            *(RECURSIVE_VOCABULARY if case_split else ()),
         ],
         toolchain={
             "binary": toolchain.binary if toolchain else "none",
@@ -196,6 +201,7 @@ def prove_folder(
             retrieval=retrieval,
             exclusion=exclusion,
             filter=filter,
+            case_split=case_split,
             judgments=sum(r.judgments for r in rows),
             filtered=sum(r.filtered for r in rows),
             recall=recall(obligations, settings.library) if retrieval else None,

@@ -26,8 +26,10 @@ class Tried(WireModel):
     column: int
     term: str
     source: str
-    """closer, context, fixture or retrieved."""
+    """closer, context, fixture, retrieved, recursive or split (``term``: the variable)."""
     outcome: Outcome
+    clauses: list[str] | None = None
+    """For a case split Agda answered: the clauses it made of the hole's clause."""
 
 
 class ProofStep(WireModel):
@@ -36,6 +38,9 @@ class ProofStep(WireModel):
     line: int
     column: int
     term: str
+    clauses: list[str] | None = None
+    """For a case split (``--case-split``): the clauses that replaced the hole's clause, and
+    ``term`` is the variable split on."""
 
 
 class Timing(WireModel):
@@ -90,6 +95,8 @@ class Controls(WireModel):
     retrieval: bool
     exclusion: bool
     filter: bool
+    case_split: bool = False
+    """``--case-split``: the case-split move and the recursive shapes were in the action space."""
     judgments: int
     filtered: int
     recall: dict[str, float | int | None] | None = None

@@ -20,7 +20,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Literal
 
-MoveSource = Literal["closer", "context", "fixture", "retrieved"]
+MoveSource = Literal["closer", "context", "fixture", "retrieved", "recursive", "split"]
 CLOSERS = ("refl", "tt")
 MAX_ARITY = 4
 MAX_SATURATIONS = 16
@@ -62,16 +62,6 @@ def explicit_arity(type_text: str) -> int | None:
     for segment in segments[:-1]:
         count += _explicit_binders(segment.strip())
     return min(count, MAX_ARITY + 1)
-
-
-def arrows(type_text: str) -> int | None:
-    """How many top-level arrows a printed type has (0: not a function type), or None when
-    unreadable. A printed lambda (``∃ λ n → n ≡ 0``) has an arrow that is no function type:
-    None then too, so a caller never takes it for one."""
-    segments = _top_level_arrows(type_text)
-    if segments is None or "λ" in type_text:
-        return None
-    return len(segments) - 1
 
 
 def _top_level_arrows(text: str) -> list[str] | None:

@@ -2,8 +2,8 @@
 
 A search state is the file's text with its open holes. At each step the first open hole is
 worked on: the interaction lane gives its goal and context (a question, never a verdict), the
-fixed proposer (``_moves``) lists candidates, the fast-lane filter may cut those whose inferred
-type cannot be the goal's, and each remaining candidate is put into the hole of a private copy
+fixed proposer (``_moves``) lists candidates, the fast-lane filter may cut those Agda objects
+to at the hole, and each remaining candidate is put into the hole of a private copy
 and the **whole file** is judged in batch (``assay.proofs.judge_hole``, the one hole path). The
 first candidate that closes the hole (``solved``) or leaves only holes open (``progress``: the
 hole closed, or sub-holes opened) is committed, and the next step starts from that text: depth
@@ -15,18 +15,17 @@ toolchain error, a lane that stopped answering), never counted either way.
 
 The filter changes the cost, never the verdict: it only drops candidates; the ones it keeps are
 judged in the same order, so the proof found is the same whenever it never drops a candidate the
-judge would accept. It drops a candidate when Agda rejects the term at the hole
-(``TermRejected``: not in scope, ill-typed), infers a type with no unknowns that is not the
-goal's type as Agda prints both (normalised, in the same scope), or infers a function type with
-an explicit argument where the goal is no function type (``_never_fits``). The tests check that
-proofs are byte-identical with and without it.
+judge would accept. It drops a candidate only when the lane's check of the term against the
+goal raises a parse, scope or type error at a goal with no unknowns (``_filter``: why the judge
+could never accept it then). The tests check that proofs are byte-identical with and without it.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +42,8 @@ from assay.proofs import (
     fill,
     judge_hole,
 )
+from assay.prove._casesplit import CaseSplitter, SplitFailed
+from assay.prove._filter import askable, checkable
 from assay.prove._fixture import (
     enclosing,
     holes,
@@ -53,7 +54,7 @@ from assay.prove._fixture import (
     signature,
 )
 from assay.prove._ledger import ObligationLedger, Outcome, ProofStep, Timing, Tried
-from assay.prove._moves import Lemma, Move, arrows, explicit_arity, propose
+from assay.prove._moves import Lemma, Move, explicit_arity, propose
 from assay.prove._retrieval import retrieve
 from assay.prove._solve import Proved, Step
 
@@ -69,6 +70,8 @@ class Settings:
     retrieval: bool = False
     exclusion: bool = True
     filter: bool = True
+    case_split: bool = False
+    """``--case-split``: the case-split move and its recursive shapes (``_casesplit``)."""
     library: str = ""
     """The agda-stdlib whose sources retrieval reads (the judging toolchain's)."""
     max_steps: int = MAX_STEPS
@@ -102,39 +105,10 @@ class _Run:
     tried: list[Tried] = field(default_factory=list)
 
 
-def _has_unknowns(type_text: str) -> bool:
-    """Whether Agda's printed type may still become the goal's: it holds a meta (``_12``,
-    ``_x_5``, ``?0``), or it opens with an implicit or instance argument (``{x : ℕ} → x ≤ x``:
-    checked against ``n ≤ n`` Agda inserts it, where inference printed the binder). Then the
-    filter keeps the candidate."""
-    start = type_text.lstrip().removeprefix("∀").lstrip()
-    if start.startswith(("{", "⦃", "{{")):
-        return True
-    words = type_text.replace("(", " ").replace(")", " ").replace("{", " ").split()
-    return any(word.startswith(("_", "?")) for word in words)
-
-
-def _never_fits(inferred: str, goal: str) -> bool:
-    """Whether a candidate is a function however its implicit arguments are filled, at a goal
-    that is not one: its printed type has an explicit argument (``{a : Level} {A : Set a}
-    (xs : List A) → …``: checked against the goal, Agda inserts the leading implicits and is
-    left with an explicit function type), while the goal's type has no arrow and no unknown. A
-    function type never equals a normalised type that is not one, so no judgment can accept
-    the candidate, unknowns in its own type (``_x ≡ _y → _y ≡ _x``) notwithstanding. Anything
-    unreadable, or a printed lambda (its arrow is not a function type), keeps the candidate."""
-    if _has_unknowns(goal) or arrows(goal) != 0:
-        return False
-    return bool(arrows(inferred)) and bool(explicit_arity(inferred))
-
-
 def _only_a_hole(term: str) -> bool:
     """A candidate that is itself a hole (``?``, ``{! !}``) closes nothing: never progress."""
     stripped = term.strip()
     return stripped == "?" or holes(stripped) == [(0, len(stripped))]
-
-
-def _same_type(inferred: str, goal: str) -> bool:
-    return " ".join(inferred.split()) == " ".join(goal.split())
 
 
 class _Searcher:
@@ -150,18 +124,25 @@ class _Searcher:
         self.arities: dict[str, int | None] = {}
         self.folder = tempfile.TemporaryDirectory(prefix="assay-prove-")
         self.copy = Path(self.folder.name) / name
+        self.splitter = CaseSplitter() if settings.case_split else None
 
     def close(self) -> None:
         self.folder.cleanup()
 
-    def _ask(self, what: str, *args: str | int) -> str | Goal:
+    @contextmanager
+    def _timed(self) -> Iterator[None]:
+        """Count the time inside as the lane's (``Timing.lane_ms``)."""
         start = time.monotonic()
         try:
+            yield
+        finally:
+            self.run.lane_ms += int((time.monotonic() - start) * 1000)
+
+    def _ask(self, what: str, *args: str | int) -> str | Goal:
+        with self._timed():
             if what == "goal":
                 return self.lane.goal(self.copy, int(args[0]), int(args[1]))
             return self.lane.infer(self.copy, int(args[0]), int(args[1]), str(args[2]))
-        finally:
-            self.run.lane_ms += int((time.monotonic() - start) * 1000)
 
     def _lemmas(self, text: str, offset: int, line: int, column: int) -> list[Lemma]:
         own = enclosing(text, offset)
@@ -198,15 +179,12 @@ class _Searcher:
         return lemmas
 
     def _cut(self, move: Move, goal: Goal, line: int, column: int) -> bool:
-        if not self.settings.filter:
+        """The fast-lane filter (``_filter``): cut only what Agda objects to at a goal with no
+        unknowns, where its objection is the judge's too."""
+        if not self.settings.filter or not checkable(goal) or not askable(move.term):
             return False
-        try:
-            inferred = str(self._ask("infer", line, column, move.term))
-        except TermRejected:
-            return True
-        if _never_fits(inferred, goal.type):
-            return True
-        return not _has_unknowns(inferred) and not _same_type(inferred, goal.type)
+        with self._timed():
+            return self.lane.objection(self.copy, line, column, move.term) is not None
 
     def _judge(self, text: str, span: tuple[int, int], term: str) -> Attempt:
         attempt = judge_hole("agda", text, span, term, Terms(stdlib=True), self.settings.judging)
@@ -244,6 +222,8 @@ class _Searcher:
                 return text, None, f"Agda answered the goal question with an error: {exc}", False
             names = [entry.name for entry in goal.context if entry.in_scope]
             moves = self.settings.proposer(names, lemmas)
+            if self.splitter is not None:
+                moves += self.splitter.extend(self, text, span, goal)
             committed = None
             for move in moves:
                 self.run.proposed += 1
@@ -264,6 +244,15 @@ class _Searcher:
                 ):
                     committed, last = (after, move.term), attempt
                     break
+            if committed is None and self.splitter is not None:
+                try:
+                    split = self.splitter.attempt(self, text, span, goal)
+                except SplitFailed as exc:
+                    return text, None, f"assay's machinery failed: {exc}", True
+                if split is not None:
+                    text, last = split[0], split[2]
+                    steps = (*steps, Step(span, line, column, split[1].variable, split[1]))
+                    continue
             if committed is None:
                 return text, None, f"no candidate closed the hole at {line}:{column}", False
             steps = (*steps, Step(span, line, column, committed[1]))
@@ -332,4 +321,12 @@ def prove_text(name: str, original: str, meta: Meta, settings: Settings) -> Obli
 
 
 def _steps(steps: Sequence[Step]) -> list[ProofStep]:
-    return [ProofStep(line=s.line, column=s.column, term=s.term) for s in steps]
+    return [
+        ProofStep(
+            line=s.line,
+            column=s.column,
+            term=s.term,
+            clauses=None if s.split is None else list(s.split.clauses),
+        )
+        for s in steps
+    ]

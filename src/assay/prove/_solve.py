@@ -4,7 +4,9 @@ A proof is claimed only through ``Proved``: its constructor refuses (``ValueErro
 final file has **no open hole** (an empty obligation set) **and** the verdict given with it is a
 green batch check of exactly that file (the verdict's checked bytes are the final text's), and
 unless the text grew from the original only by putting candidates into holes, one step at a
-time. So a lemma with two holes is never counted proved when one of them closes, and no claim can
+time, or (``--case-split``) by replacing a hole's one-line clause with clauses of the same
+definition whose right-hand sides are holes (``_casesplit.apply_split``: the signature and every
+other line stay the original's; coverage and termination are Agda's to judge). So a lemma with two holes is never counted proved when one of them closes, and no claim can
 be assembled from a hopeful state or from someone else's verdict.
 """
 
@@ -14,7 +16,8 @@ import hashlib
 from dataclasses import dataclass
 
 from assay.proofs import Verdict, fill
-from assay.prove._fixture import holes
+from assay.prove._casesplit import Split, apply_split
+from assay.prove._fixture import enclosing, holes
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,9 @@ class Step:
     line: int
     column: int
     term: str
+    split: Split | None = None
+    """A case split (``--case-split``): the hole's clause replaced by clauses of the same
+    definition that only refine its patterns (``term`` is then the variable)."""
 
 
 def replay(original: str, steps: tuple[Step, ...]) -> str:
@@ -34,6 +40,9 @@ def replay(original: str, steps: tuple[Step, ...]) -> str:
     for step in steps:
         if step.span not in holes(text):
             raise ValueError(f"step {step.term!r} does not fill a hole of the text before it")
+        if step.split is not None:
+            text = apply_split(text, step.span, enclosing(text, step.span[0]), step.split)
+            continue
         text = fill(text, step.span, step.term)
     return text
 
