@@ -65,24 +65,43 @@ class Split:
     clauses: tuple[str, ...]
 
 
+def _one_declaration(line: str) -> bool:
+    """Whether ``line`` can hold only one declaration as Agda lays it out: no ``;`` (which
+    separates declarations on one line), no comment or pragma, and only printable characters
+    (Agda also breaks lines at ``\r``, ``\f`` and other separators a ``\n`` search misses). A
+    split replaces the whole line, so a fixity declaration sharing it would be deleted with the
+    clause, and the statement above re-parsed: a false statement made true."""
+    return (
+        line.isprintable()
+        and ";" not in line
+        and not any(mark in line for mark in ("--", "{-", "-}"))
+    )
+
+
 def clause_span(text: str, hole: tuple[int, int]) -> tuple[int, int] | None:
     """The span of the one-line clause holding the hole (its line, without the line break), or
-    None unless the clause is ``lhs = {! !}`` alone on an unindented line with no indented
-    continuation (a ``where`` block would belong to it)."""
+    None unless the clause is ``lhs = {! !}`` alone on an unindented line that holds nothing
+    else (``_one_declaration``) with no indented continuation after any blank or comment lines
+    (a ``where`` block would belong to it)."""
     start = text.rfind("\n", 0, hole[0]) + 1
     end = text.find("\n", hole[1])
     end = len(text) if end == -1 else end
     line = text[start:end]
     if "\n" in text[hole[0] : hole[1]] or not line or line[0].isspace():
         return None
+    if not _one_declaration(line):
+        return None
     match = _CLAUSE.match(line)
     if match is None or start + match.start("rhs") != hole[0] or line.rstrip()[-1:] != "}":
         return None
     if start + len(line.rstrip()) != hole[1]:
         return None
-    following = text[end + 1 : end + 2]
-    if following in (" ", "\t"):
-        return None
+    for following in text[end + 1 :].split("\n"):
+        if not following.strip() or following.lstrip().startswith("--"):
+            continue  # a blank or comment line: what comes after still belongs to the clause
+        if following[0].isspace() or following.startswith("{-"):
+            return None
+        break
     return start, end
 
 
@@ -91,7 +110,7 @@ def render(clauses: list[str], own: str) -> tuple[str, ...] | None:
     ``own`` whose right-hand side is a hole, or an absurd clause (patterns only)."""
     out = []
     for clause in clauses:
-        if "\n" in clause or not clause.startswith(own + " "):
+        if not _one_declaration(clause) or not clause.startswith(own + " "):
             return None
         match = _CLAUSE.match(clause)
         if match is None:
