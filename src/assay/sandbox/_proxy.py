@@ -33,13 +33,16 @@ cannot catch them by accident.
 What may cross is capped by the run's memory, so that taking a value across can never be what
 exhausts it (an out-of-memory kill there would mask the wrong value as "memory limit"): a reply
 is at most ``max_reply`` bytes (a sixteenth of ``memory_mb``, at most ``MAX_REPLY``), refused
-from its length header before a byte of it is read; and a reply is decoded under a budget of
-what its objects take here (``BUILT_SHARE`` times the cap; a reply too small to reach it is
-not counted), refused as soon as the objects built would pass it, before the next is made. Both
-refusals are findings about the work: "the value returned is too large to judge". Values the
-check keeps from many calls add up: once every quarter of a cap's worth of replies, the judge
-reads its own resident memory (``/proc/self/statm``) and refuses a reply that would take it
-past half the run's memory (``HELD_SHARE`` caps), before decoding it.
+from its length header before a byte of it is read; and every reply is decoded under a budget
+of what its objects take here (``BUILT_SHARE`` times the cap), refused as soon as the objects
+built would pass it, before the next is made. A value seen again in a reply (a back-reference)
+is charged the whole of what it names, so a value is charged as if unshared (``v = [v, v]``
+nested 64 deep is a few hundred bytes whose text a check formatting it could never build).
+Values the check keeps from many calls add up: what every reply built is counted towards the
+judge's memory, read again (``/proc/self/statm``) whenever the room left might not hold the
+next reply, and a reply whose objects would take the judge past half the run's memory
+(``HELD_SHARE`` caps) is refused before they exist. Each refusal is a finding about the work:
+"the value(s) returned (are) too large to judge".
 
 What the candidate's process prints goes to a pipe only the judge reads, drained at all times by
 a thread (so a chatty call never blocks on a full pipe) and kept, capped. It is written once, at
@@ -61,7 +64,7 @@ if TYPE_CHECKING:
 MAX_REPLY = 64 << 20  # must equal assay.sandbox._limits.MAX_REPLY
 BUILT_SHARE = 4  # what a reply's objects may take here: this many times the reply cap
 HELD_SHARE = 8  # the judge's own memory, checked as replies add up: this many reply caps
-_MOST_PER_BYTE = 64  # what one reply byte can cost here at most (an empty set: 5 bytes, 240)
+_MOST_PER_BYTE = 64  # what one reply byte can take here at most, back-references aside (5 bytes: an empty set, 224)
 MAX_DEPTH = 100
 MAX_TEXT = 2000
 MARK = b"candidate| "  # must equal assay.sandbox._judge_files.CANDIDATE_MARK
@@ -130,7 +133,9 @@ class Host:
         self._paths = list(paths)
         self._zygote = zygote
         self.max_reply = max_reply
-        self._crossed = 0  # reply bytes since the judge last read its own memory
+        self._held = -1  # the judge's resident memory when last read (-1: not yet)
+        self._built = 0  # what replies built since: the decoder's charges, and their bytes
+        self._grace = max_reply // 4  # what replies may build whatever the judge holds
         self._pid = 0
         self._requests = self._replies = self._output = -1
         self.chunks: list[bytes] = []  # the candidate's output, as the drain thread read it
@@ -155,32 +160,16 @@ class Host:
         if size > self.max_reply:  # refused unread: the candidate's process is still there
             refuse(f"the value returned is too large to judge ({size} bytes > {self.max_reply})")
         reply = self._read(size)
-        self._crossed += size
-        if self._crossed > self.max_reply // 4:
-            self._crossed = 0
-            held, most = _resident(), HELD_SHARE * self.max_reply
-            if held + 2 * size > most:
-                refuse(
-                    f"the values returned are too large to judge (the check's process holds "
-                    f"{held} bytes; this reply of {size} would take it past {most})"
-                )
         kind = reply[:1]
-        allowance = BUILT_SHARE * self.max_reply
-        budget = None if size * _MOST_PER_BYTE <= allowance else [allowance]
         try:
             if kind == b"C":
-                both: Any = decode(reply[1:], given, 2, budget)
+                both: Any = self._decode(reply, size, given, 2)
                 result, changes = both
                 _apply_changes(given, changes)
                 return result
-            value = decode(reply[1:], budget=budget)
+            value = self._decode(reply, size)
         except TooDeep:
             refuse(f"the value returned is nested too deeply to judge (over {MAX_DEPTH} levels)")
-        except Oversized:
-            refuse(
-                f"the value returned is too large to judge ({size} bytes whose objects would "
-                f"take more than {allowance} bytes in the check's process)"
-            )
         except (Malformed, RecursionError, TypeError, ValueError, UnicodeError, OverflowError):
             refuse("the candidate's process sent a malformed reply")
         if kind == b"V":
@@ -192,6 +181,51 @@ class Host:
         if kind == b"X" and type(value) is tuple and len(value) == 3:
             raise _rebuild(value, iterating) from None
         refuse("the candidate's process sent a malformed reply")
+
+    def _decode(
+        self, reply: bytes, size: int, given: "Sequence[object]" = (), values: int = 1
+    ) -> object:
+        """A reply's values, built under two budgets, or refused (never returns) past either.
+
+        One reply's objects may take ``BUILT_SHARE`` caps here. All the replies' objects,
+        kept or not, count towards the judge's memory: what each reply built (the decoder's
+        charge, which is at least what its objects take) is added to the judge's resident
+        memory as last read, and that is read again (``/proc/self/statm``) whenever the room
+        left might not hold what this reply could build. A reply whose objects would take the
+        judge past ``HELD_SHARE`` caps (half the run's memory) is refused before they exist.
+        The replies' first quarter cap of objects is always admitted (``_grace``), so a check
+        that itself holds much of the run's memory still gets its small answers: that much can
+        never exhaust the run's memory.
+        """
+        allowance, most = BUILT_SHARE * self.max_reply, HELD_SHARE * self.max_reply
+        fresh = self._held < 0
+        if fresh or most - self._held - self._built - size < min(allowance, size * _MOST_PER_BYTE):
+            self._held, self._built, fresh = _resident(), 0, True
+        while True:
+            room = max(most - self._held - self._built - size, self._grace)
+            limit = min(allowance, room)
+            budget = [limit]
+            try:
+                if limit <= 0:
+                    raise Oversized
+                decoded = decode(reply[1:], given, values, budget)
+            except Oversized:
+                if limit == allowance:
+                    refuse(
+                        f"the value returned is too large to judge ({size} bytes whose objects "
+                        f"would take more than {allowance} bytes in the check's process)"
+                    )
+                if not fresh:  # the room was an estimate: read it, and try once more
+                    self._held, self._built, fresh = _resident(), 0, True
+                    continue
+                refuse(
+                    f"the values returned are too large to judge (the check's process holds "
+                    f"{self._held} bytes; this reply of {size} would take it past {most})"
+                )
+            spent = limit - budget[0]
+            self._grace = max(0, self._grace - spent)
+            self._built += spent + size
+            return decoded
 
     def _start(self) -> None:
         if self._zygote is not None:
@@ -347,10 +381,33 @@ def _rebuild(value: tuple[object, ...], iterating: bool) -> BaseException:
     args = tuple(a[:MAX_TEXT] if type(a) in (str, bytes) else a for a in args)
     for attempt in (args, tuple(str(a) for a in args[:1])):
         try:
-            return cls(*attempt)
+            return _marked(cls(*attempt))
         except Exception:
             continue
-    return RuntimeError(f"candidate code raised {_short(candidate_type)}")
+    return _marked(RuntimeError(f"candidate code raised {_short(candidate_type)}"))
+
+
+_RAISED = object()  # the mark on an exception this module raised for the candidate's
+
+
+def _marked(exc: BaseException) -> BaseException:
+    exc.__dict__["_assay_candidate"] = _RAISED
+    return exc
+
+
+def raised_for_candidate(exc: BaseException) -> bool:
+    """``exc`` stands for an exception candidate code raised (the judge's own never does).
+
+    The runner asks this of a ``MemoryError`` that ended the check: a candidate's crosses as
+    a real ``MemoryError``, which the check can catch as such, but it is the candidate's answer
+    (its process may have filled a limit first), so the check's failure on it is reported;
+    the judge's own is not (it may be the run's memory limit). CPython clears an exception's
+    ``__dict__`` when it is freed (``MemoryError``'s free list too), so the judge's own
+    ``MemoryError`` never carries the mark."""
+    try:
+        return vars(exc).get("_assay_candidate") is _RAISED
+    except TypeError:
+        return False
 
 
 def decode(
@@ -365,11 +422,16 @@ def decode(
     values the reply holds (a call's: its result and the changes to its arguments), as a
     tuple when more than one. A list, dict or set seen again in the same value is the same
     object (``r``): shared rows arrive shared. ``budget``: bytes the objects built may take
-    (each charged before it is made, a str checked again once made); Oversized past it.
+    (each charged before it is made, a str checked again once made); Oversized past it. A
+    value seen again is charged what it took the first time, whole: a value is charged as if
+    nothing in it were shared, so a few hundred bytes of ``v = [v, v]`` nested 64 deep (whose
+    text has 2**64 leaves, which a check formatting it would build) is refused, as its
+    unshared form would be.
     """
     decoded, at = [], 0
+    context: Any = ([], given, [sys.maxsize] if budget is None else budget, [])
     for _ in range(values):
-        value, at = _decode(data, at, 0, ([], given, budget))
+        value, at = _decode(data, at, 0, context)
         decoded.append(value)
     if at != len(data):
         raise Malformed("trailing bytes")
@@ -425,15 +487,16 @@ _CONTAINER_COST = {
     b"z": (256, 64),
     b"d": (256, 112),
 }
-_Context = "tuple[list[object], Sequence[object], list[int] | None]"
+# (the containers seen so far, the call's arguments, the budget left, what each container
+# seen so far was charged, whole)
+_Context = "tuple[list[object], Sequence[object], list[int], list[int]]"
 
 
 def _charge(context: "Any", cost: int) -> None:
     budget = context[2]
-    if budget is not None:
-        budget[0] -= cost
-        if budget[0] < 0:
-            raise Oversized
+    budget[0] -= cost
+    if budget[0] < 0:
+        raise Oversized
 
 
 def _decode(data: bytes, at: int, depth: int, context: "Any") -> tuple[object, int]:
@@ -482,8 +545,11 @@ def _decode(data: bytes, at: int, depth: int, context: "Any") -> tuple[object, i
         known = context[0] if tag == b"r" else context[1]
         if not 0 <= index < len(known) or type(known[index]) not in (list, dict, set):
             raise Malformed("a reference to nothing")
+        if tag == b"r":
+            _charge(context, context[3][index])  # the whole of what it names, again
         return known[index], at
     if tag in _SEQUENCES or tag == b"d":
+        before = context[2][0]
         count, at = _count(data, at)
         own, each = _CONTAINER_COST[tag]
         _charge(context, own + each * count)
@@ -498,12 +564,14 @@ def _decode(data: bytes, at: int, depth: int, context: "Any") -> tuple[object, i
             if len(result) != count:
                 raise Malformed("a dict with repeated keys")
             context[0].append(result)
+            context[3].append(before - context[2][0])
             return result, at
         built = _SEQUENCES[tag](items)
         if tag in (b"S", b"z") and len(built) != count:
             raise Malformed("a set with repeated items")
         if tag in (b"l", b"S"):
             context[0].append(built)
+            context[3].append(before - context[2][0])
         return built, at
     raise Malformed(f"unknown tag {tag!r}")
 

@@ -37,7 +37,13 @@ then believes no limit counted elsewhere in the sandbox.
 variable or command runs in that shell before the check's last line. When bash reported the
 status of the check's last line (its own datagram, with the run's token) and that status is
 not 0, the judge reports ``failed`` too: the check concluded, so its status decides, not a
-limit counted elsewhere in the sandbox (80 sleepers left behind by ``solve.sh``).
+limit counted elsewhere in the sandbox (80 sleepers left behind by ``solve.sh``). When the
+check's processes tampered with that report channel (``_shellrun``), the judge reports
+``failed`` and ends the check refuted, saying so.
+
+A ``MemoryError`` that ends a python check is not reported as ``failed`` when it is the judge's
+own (it may be the run's memory limit), but it is when it is the candidate's, raised here by the
+proxy (``_proxy.raised_for_candidate``): that is an answer the check received.
 
 The helpers are loaded without the import system, from beside this file: compiled by the
 verifier (``name.code``) when the sandbox mounts them, else from source (``_judge_files.py``).
@@ -83,7 +89,11 @@ def main() -> None:
         if zygote is not None:
             os.close(zygote[1])  # it reads the end of its pipe and exits
         write(done_fd, started)
-        status, reached_end = _load("_shellrun")["run"](spec["code"])
+        status, reached_end, broken = _load("_shellrun")["run"](spec["code"])
+        if broken:  # the check's processes tampered with bash's report to the judge
+            write(done_fd, failed)
+            write(2, f"\nassay: refuted: the report channel was tampered with: {broken}\n".encode())
+            exit_now(1)
         if reached_end:
             if status:
                 write(done_fd, failed)  # bash's own report: the check concluded it failed
@@ -117,8 +127,8 @@ def main() -> None:
         _finish()
         exit_now(status)
     except BaseException as exc:
-        if not isinstance(exc, MemoryError):
-            _found(done_fd, failed)
+        if not isinstance(exc, MemoryError) or _STATE["candidate_raised"](exc):
+            _found(done_fd, failed)  # a MemoryError crossed from candidate code is its answer
         _print_traceback()
         _finish()
         exit_now(1)
@@ -136,7 +146,7 @@ def main() -> None:
 
 
 # What the runner's own helpers share with it; set before checked code runs.
-_STATE: "dict[str, Any]" = {}
+_STATE: "dict[str, Any]" = {"candidate_raised": lambda exc: False}
 
 
 def _delimiter(nonce: str) -> bytes:
@@ -252,6 +262,7 @@ def _install_finder(
             )
             _AT_END.append(proxy["finish"])
             _STATE["candidate_started"] = proxy["candidate_started"]
+            _STATE["candidate_raised"] = proxy["raised_for_candidate"]
             state["module_type"] = proxy["RemoteModule"]
         return state["spec_for"](name, is_package, entry)
 

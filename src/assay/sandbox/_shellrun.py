@@ -12,7 +12,14 @@ status of the check's last command to a datagram socket. Only a datagram sent by
 process counts (the kernel attaches the sender's pid), so a process the check starts, which
 inherits the socket, cannot write the report. A readonly TIMEFORMAT, a function named printf,
 exit, builtin or trap, ``set -e`` or an ``exit`` in a script the check sources can only keep the
-report from being written (refuted), never write a passing one. Bash is non-dumpable when the
+report from being written (refuted), never write a passing one. That socket is shared: every
+process the check starts inherits bash's end (descriptor 99), and its state is one for all of
+them. So the judge stops its reader through its own end, which no other process holds (shut
+down for reading: the queue is read to its end), and once bash has exited it checks that bash's
+end is still as it made it: blocking, still writable (a send that never blocks), still leading
+to the judge (that send arrives), and written by nobody but bash. Anything else is tampering
+with the judge's channel (``run``'s third value), which the judge reports as a finding
+(refuted), whatever limit counters moved: a lost report can never turn into a limit. Bash is non-dumpable when the
 sandbox mounts a copy it cannot read at ``/.assay/bash`` (so the processes it starts cannot read
 its memory or its descriptors).
 
@@ -30,11 +37,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 REPORT_FD, SCRIPT_FD = 99, 98
+DRAIN_WAIT = 5.0  # seconds: the report channel's queue is read to its end well before
 PROTECTED_BASH = "/.assay/bash"
 
 
-def run(code: str) -> tuple[int, bool]:
-    """(the check's status, whether bash reached the check's last line)."""
+def run(code: str) -> tuple[int, bool, str]:
+    """(the check's status, whether bash reached the check's last line, and why the report
+    channel is not to be believed, or "" when it is)."""
     import _socket
     import _thread
 
@@ -56,6 +65,10 @@ def run(code: str) -> tuple[int, bool]:
     pid = os.posix_spawn(bash, ["bash", f"/dev/fd/{SCRIPT_FD}"], os.environ, file_actions=actions)
     os.close(script_fd)
     reports: list[bytes] = []
+    others: list[int] = []  # senders that are neither bash nor this process
+    probe = b"probe " + os.urandom(16).hex().encode()
+    probed = [False]
+    stopping = [False]
     drained = _thread.allocate_lock()
     drained.acquire()
     me = os.getpid()
@@ -64,24 +77,55 @@ def run(code: str) -> tuple[int, bool]:
         try:
             while True:
                 data, ancillary, _, _ = ours.recvmsg(256, 64)
+                if stopping[0] and not data and not ancillary:
+                    return  # ``ours`` was shut down and its queue is empty
                 sender = _sender(ancillary, _socket)
-                if sender == me and data == b"stop":
-                    return
-                if sender == pid and len(reports) < 16:
-                    reports.append(data)
+                if sender == me and data == probe:
+                    probed[0] = True
+                elif sender == pid:
+                    if len(reports) < 16:
+                        reports.append(data)
+                elif len(others) < 16:
+                    others.append(sender)
+        except BaseException:
+            others.append(-1)
         finally:
             drained.release()
 
     _thread.start_new_thread(drain, ())
     _, wait_status = os.waitpid(pid, 0)
-    theirs.send(b"stop")  # queued after every datagram bash sent before it exited
-    drained.acquire()
+    broken = _probe(theirs, probe, _socket)
+    # Stopped through ``ours``, which only this process holds: shut down for reading, it
+    # takes no more datagrams, its queue is read to the end, and the drain's wait returns.
+    stopping[0] = True
+    ours.shutdown(_socket.SHUT_RD)
+    if not drained.acquire(True, DRAIN_WAIT):
+        broken = broken or "the judge could not read the report channel to its end"
+    elif not broken and not probed[0]:
+        broken = "the report channel no longer leads to the judge"
+    elif not broken and others:
+        broken = f"something other than bash wrote to it (pid {others[0]})"
     mine = [r for r in reports if r.startswith(token.encode() + b" ")]
     if len(mine) == 1 and os.WIFEXITED(wait_status):
         reported = mine[0][len(token) + 1 :].rstrip(b"\n")
         if reported.isdigit() and len(reported) <= 3:
-            return int(reported), True
-    return os.waitstatus_to_exitcode(wait_status) % 256 or 1, False
+            return int(reported), True, broken
+    return os.waitstatus_to_exitcode(wait_status) % 256 or 1, False, broken
+
+
+def _probe(theirs: "Any", probe: bytes, socket: "Any") -> str:
+    """Why bash's end of the report channel is no longer as the judge made it, or "".
+
+    Every process the check starts inherits that end (descriptor 99) and shares its state:
+    one that shuts it down, disconnects it, points it elsewhere or makes it non-blocking (to
+    lose bash's report on a queue it keeps full) has tampered with the judge's channel."""
+    if not os.get_blocking(theirs.fileno()):
+        return "it was made non-blocking"
+    try:
+        theirs.send(probe, socket.MSG_DONTWAIT)
+    except OSError as exc:
+        return f"the judge cannot write to it ({exc.strerror or exc})"
+    return ""
 
 
 def _sender(ancillary: "list[tuple[int, int, bytes]]", socket: "Any") -> int:
