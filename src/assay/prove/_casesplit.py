@@ -280,14 +280,5 @@ class SplitFailed(Exception):
 def _judge(host: Host, text: str) -> Attempt:
     """Judge the whole split file in batch, counted as every judgment is."""
     attempt = judge_source("agda", text, Terms(stdlib=True), host.settings.judging)
-    if attempt.status == "refused":
-        host.run.refused += 1
-    else:
-        host.run.judgments += 1
-    verdict = attempt.verdict
-    if verdict is not None:
-        if verdict.cached:
-            host.run.cached += 1
-        else:
-            host.run.checker_ms += verdict.elapsed_ms
+    host.run.count(attempt)
     return attempt

@@ -104,6 +104,20 @@ class _Run:
     exclusions: list[str] = field(default_factory=list)
     tried: list[Tried] = field(default_factory=list)
 
+    def count(self, attempt: Attempt) -> Attempt:
+        """Count one judgment (or a refusal by the scan), as every move's is counted."""
+        verdict = attempt.verdict
+        if attempt.status == "refused":
+            self.refused += 1
+        else:
+            self.judgments += 1
+        if verdict is not None:
+            if verdict.cached:
+                self.cached += 1
+            else:
+                self.checker_ms += verdict.elapsed_ms
+        return attempt
+
 
 def _only_a_hole(term: str) -> bool:
     """A candidate that is itself a hole (``?``, ``{! !}``) closes nothing: never progress."""
@@ -187,18 +201,9 @@ class _Searcher:
             return self.lane.objection(self.copy, line, column, move.term) is not None
 
     def _judge(self, text: str, span: tuple[int, int], term: str) -> Attempt:
-        attempt = judge_hole("agda", text, span, term, Terms(stdlib=True), self.settings.judging)
-        verdict = attempt.verdict
-        if attempt.status == "refused":
-            self.run.refused += 1
-        else:
-            self.run.judgments += 1
-        if verdict is not None:
-            if verdict.cached:
-                self.run.cached += 1
-            else:
-                self.run.checker_ms += verdict.elapsed_ms
-        return attempt
+        return self.run.count(
+            judge_hole("agda", text, span, term, Terms(stdlib=True), self.settings.judging)
+        )
 
     def search(self) -> tuple[str, Proved | None, str, bool]:
         """(last text, the proof or None, why not, whether the machinery failed)."""
