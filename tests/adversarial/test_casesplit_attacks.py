@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import pytest
 
-from assay._config import Config
 from assay.proofs import Judging, Terms, judge_source
 from assay.prove import Meta, ObligationLedger, Proved, Settings, Step, prove_text, replay
 from assay.prove._casesplit import Split, clause_span, render
-from assay.prove._fixture import enclosing
-from assay.sandbox import Sandbox
+from assay.prove._fixture import enclosing, holes
 from tests.adversarial.test_prove_cheats import TOOLCHAINS, _hostile, _judging
-from tests.proofs.conftest import need
 
 HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality\n"
 CONG = "cong : {A B : Set} (f : A → B) {x y : A} → x ≡ y → f x ≡ f y\ncong f refl = refl\n"
@@ -45,13 +42,7 @@ def _module(name: str, body: str, header: str = HEADER) -> str:
 
 @pytest.fixture(scope="module")
 def judging() -> Judging:
-    need("agda")
-    return Judging(Sandbox(backend="bwrap"), config=Config(judgment_cache="off"))
-
-
-def _hole(text: str) -> tuple[int, int]:
-    start = text.index("{! !}")
-    return start, start + len("{! !}")
+    return _judging("debian")
 
 
 def _never_solved(row: ObligationLedger) -> None:
@@ -254,12 +245,12 @@ FORGED = {
 
 
 def _forged_steps(clauses: tuple[str, ...]) -> tuple[Step, ...]:
-    hole = _hole(FIXITY)
+    hole = holes(FIXITY)[0]
     span = clause_span(FIXITY, hole)
     assert span is not None
     split = Step(hole, 0, 0, "b", Split("b", span, clauses))
     after = FIXITY[: span[0]] + "\n".join(clauses) + FIXITY[span[1] :]
-    return (split, Step(_hole(after), 0, 0, "refl"))
+    return (split, Step(holes(after)[0], 0, 0, "refl"))
 
 
 @pytest.mark.slow
@@ -272,7 +263,7 @@ def test_a_fixity_line_in_a_split_makes_agda_accept_the_false_statement(toolchai
     terms = Terms(stdlib=True)
     honest = replay(FIXITY, _forged_steps(HONEST))
     assert judge_source("agda", honest, terms, judging).status == "type_error"
-    span = clause_span(FIXITY, _hole(FIXITY))
+    span = clause_span(FIXITY, holes(FIXITY)[0])
     assert span is not None  # the forged text built by hand: replay now refuses to build it
     clauses = FORGED["fixity-after-an-absurd-clause"]
     after = FIXITY[: span[0]] + "\n".join(clauses) + FIXITY[span[1] :]
@@ -303,7 +294,7 @@ def test_replay_refuses_a_split_whose_clauses_carry_a_declaration(name: str) -> 
 @pytest.mark.parametrize("gap", ["\n", "-- a comment\n"])
 def test_a_clause_with_a_where_block_after_a_gap_is_never_split(gap: str) -> None:
     text = f"f : Nat → Nat\nf n = {{! !}}\n{gap}  where\n  x : Nat\n  x = n\n"
-    assert clause_span(text, _hole(text)) is None
+    assert clause_span(text, holes(text)[0]) is None
 
 
 @pytest.mark.xfail(
@@ -314,4 +305,4 @@ def test_a_clause_with_a_where_block_after_a_gap_is_never_split(gap: str) -> Non
 )
 def test_the_definition_of_a_mixfix_clause_is_the_operator() -> None:
     text = "_!_ : Nat → Nat → Nat\nm ! n = {! !}\n"
-    assert enclosing(text, _hole(text)[0]) == "_!_"
+    assert enclosing(text, holes(text)[0][0]) == "_!_"

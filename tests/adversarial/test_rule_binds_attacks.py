@@ -15,7 +15,6 @@ status, so it fails loudly once fixed (then drop the mark)."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import itertools
 import json
@@ -32,7 +31,7 @@ from assay.ledger import Ledger
 from assay.platform import FolderInvalid, Platform, RunView
 from assay.platform._contract import Contract
 from assay.status import Status
-from tests.platform.conftest import Clock, make_problem
+from tests.platform.conftest import Clock, make_problem, rule_contract
 
 SEALED = "SEALED-REFERENCE-BYTES-3b9f"
 """The sealed reference's text: no stage detail may ever hold it."""
@@ -58,23 +57,7 @@ class Bench:
     ) -> str:
         """A problem whose only stage is rule stage ``bench`` (supplier ``operator``) over a
         required ``entry`` and an optional ``notes``."""
-        contract: dict[str, Any] = {
-            "acceptance": "The report is about this entry.",
-            "roles": [
-                {"name": "entry", "required": True},
-                {"name": "notes", "required": False},
-            ],
-            "stages": [
-                {
-                    "name": "bench",
-                    "type": "external",
-                    "mechanism": "rule",
-                    "evidence_schema": schema or {"type": "object"},
-                    "supplied_by": ["operator"],
-                    "binds": binds,
-                }
-            ],
-        }
+        contract = rule_contract(binds, schema=schema, notes=True)
         key = json.dumps([contract, extra], sort_keys=True)
         if key not in self.published:
             name = f"binds-{len(self.published)}"
@@ -497,21 +480,7 @@ def test_a_role_named_like_a_sealed_reference_reads_the_participant_s_artifact(
         {"key": "entry", "path": "sealed/entry.json", "sealed_until": "2099-01-01T00:00:00Z"}
     ]
     sealed = json.dumps({"image": SEALED})
-    contract = {
-        "acceptance": "The report is about this entry.",
-        "roles": [{"name": "entry", "required": True}],
-        "references": references,
-        "stages": [
-            {
-                "name": "bench",
-                "type": "external",
-                "mechanism": "rule",
-                "evidence_schema": {"type": "object"},
-                "supplied_by": ["operator"],
-                "binds": AT_IMAGE,
-            }
-        ],
-    }
+    contract = rule_contract(AT_IMAGE, references=references)
     folder = make_problem(
         bench.root / "sealed",
         problem="sealed-namesake",
@@ -531,23 +500,10 @@ def test_a_role_named_like_a_sealed_reference_reads_the_participant_s_artifact(
 
 @pytest.mark.parametrize("key", ["secret", "entry-schema"])
 def test_a_bind_cannot_name_a_reference(bench: Bench, key: str) -> None:
-    contract = {
-        "acceptance": "a",
-        "roles": [{"name": "entry", "required": True}],
-        "references": [
-            {"key": key, "path": "sealed/s.json", "sealed_until": "2099-01-01T00:00:00Z"}
-        ],
-        "stages": [
-            {
-                "name": "bench",
-                "type": "external",
-                "mechanism": "rule",
-                "evidence_schema": {"type": "object"},
-                "supplied_by": ["operator"],
-                "binds": [{"evidence": "/image", "role": key, "at": "/image"}],
-            }
-        ],
-    }
+    references = [{"key": key, "path": "sealed/s.json", "sealed_until": "2099-01-01T00:00:00Z"}]
+    contract = rule_contract(
+        [{"evidence": "/image", "role": key, "at": "/image"}], references=references
+    )
     folder = make_problem(
         bench.root / "refs",
         problem=f"ref-{key}",
@@ -567,24 +523,11 @@ def test_a_run_under_a_revision_without_binds_is_closed_by_revoking_its_rule(
     """Runs are judged under their own revision: a run pending under a revision published
     before the binds still takes any report (the limit); revoking that revision's rule makes
     whatever is recorded there conclude nothing, while the new revision's binds hold."""
-    bare: dict[str, Any] = {
-        "acceptance": "a",
-        "roles": [{"name": "entry", "required": True}],
-        "stages": [
-            {
-                "name": "bench",
-                "type": "external",
-                "mechanism": "rule",
-                "evidence_schema": {"type": "object"},
-                "supplied_by": ["operator"],
-            }
-        ],
-    }
+    bare = rule_contract(None)
     folders = bench.root / "evolving"
     bench.platform.publish(make_problem(folders, problem="evolving", contract=bare), "alice")
     old = bench.submit("evolving", entry=b'{"image": "X"}')
-    bound = copy.deepcopy(bare)
-    bound["stages"][0]["binds"] = AT_IMAGE
+    bound = rule_contract(AT_IMAGE)
     bench.platform.publish(make_problem(folders, problem="evolving", contract=bound), "alice")
     new = bench.submit("evolving", entry=b'{"image": "X" }')
     assert _outcome(bench, new.submission, b'{"image": "other"}')[0] == REFUSED

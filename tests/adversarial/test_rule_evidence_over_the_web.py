@@ -25,29 +25,12 @@ from assay import Config
 from assay.platform import Platform
 from assay.service import Settings, create_app
 from tests.adversarial.web_attacks import login
-from tests.platform.conftest import make_problem
+from tests.platform.conftest import make_problem, rule_contract
 from tests.web.conftest import Site
 
 SECRET = "bob-private-image-5d1e"
 """The entry's value on the private problem: nobody but bob and the managers may read it
 before the cutoff."""
-
-
-def _contract(binds: list[dict[str, str]]) -> dict[str, object]:
-    return {
-        "acceptance": "The report is about this entry.",
-        "roles": [{"name": "entry", "required": True}],
-        "stages": [
-            {
-                "name": "bench",
-                "type": "external",
-                "mechanism": "rule",
-                "evidence_schema": {"type": "object"},
-                "supplied_by": ["operator"],
-                "binds": binds,
-            }
-        ],
-    }
 
 
 AT_IMAGE = [{"evidence": "/image", "role": "entry", "at": "/image"}]
@@ -61,12 +44,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     tokens: dict[str, str] = {}
     with Platform.open(config) as platform:
         folders = root / "folders"
-        platform.publish(make_problem(folders, problem="open", contract=_contract(AT_IMAGE)), "mgr")
+        platform.publish(
+            make_problem(folders, problem="open", contract=rule_contract(AT_IMAGE)), "mgr"
+        )
         for name, binds in (
             ("private", AT_IMAGE),
             ("private-sha", [{"evidence": "/d", "role": "entry"}]),
         ):
-            folder = make_problem(folders, problem=name, contract=_contract(binds), policy=PRIVATE)
+            folder = make_problem(
+                folders, problem=name, contract=rule_contract(binds), policy=PRIVATE
+            )
             platform.publish(folder, "mgr")
         for name, roles in (("operator", []), ("bob", ["participant"]), ("mgr", ["manager"])):
             token = platform.reviews.add_user(name, [], "admin", roles).token

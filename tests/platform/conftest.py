@@ -112,6 +112,38 @@ def make_problem(
     return folder
 
 
+def rule_contract(
+    binds: list[dict[str, Any]] | None,
+    *,
+    schema: dict[str, Any] | None = None,
+    notes: bool = False,
+    references: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """A contract whose one stage is the rule stage ``bench`` (supplier ``operator``) over a
+    required ``entry`` (and an optional ``notes`` when asked), its evidence bound by ``binds``
+    (None: no binds key at all, as contracts were before binds)."""
+    roles = [{"name": "entry", "required": True}]
+    if notes:
+        roles.append({"name": "notes", "required": False})
+    stage: dict[str, Any] = {
+        "name": "bench",
+        "type": "external",
+        "mechanism": "rule",
+        "evidence_schema": schema or {"type": "object"},
+        "supplied_by": ["operator"],
+    }
+    if binds is not None:
+        stage["binds"] = binds
+    contract: dict[str, Any] = {
+        "acceptance": "The report is about this entry.",
+        "roles": roles,
+        "stages": [stage],
+    }
+    if references is not None:
+        contract["references"] = references
+    return contract
+
+
 def write(folder: Path, name: str, content: str | bytes) -> Path:
     """Write ``folder/name`` (parents made)."""
     path = folder / name

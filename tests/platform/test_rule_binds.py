@@ -22,32 +22,23 @@ from assay.platform import FolderInvalid, Platform
 from assay.platform._contract import Contract
 from assay.platform._external import MISSING, member
 from assay.status import Status
-from tests.platform.conftest import make_problem
+from tests.platform.conftest import make_problem, rule_contract
 
 SCHEMA = {"type": "object", "required": ["image"]}
-ENTRY = {"image": "reg/team/server@sha256:" + "a" * 64, "batch": 32, "tags": ["x", "y"]}
+ENTRY: dict[str, Any] = {
+    "image": "reg/team/server@sha256:" + "a" * 64,
+    "batch": 32,
+    "tags": ["x", "y"],
+}
 
 
-def _contract(binds: list[dict[str, Any]], *, required: bool = True) -> dict[str, Any]:
-    return {
-        "acceptance": "The report is about this entry.",
-        "roles": [{"name": "entry", "required": required}, {"name": "notes", "required": False}],
-        "stages": [
-            {
-                "name": "bench",
-                "type": "external",
-                "mechanism": "rule",
-                "evidence_schema": SCHEMA,
-                "supplied_by": ["operator"],
-                "binds": binds,
-            }
-        ],
-    }
-
-
-def _bound(platform: Platform, tmp_path: Path, binds: list[dict[str, Any]], **kw: Any) -> str:
+def _bound(platform: Platform, tmp_path: Path, binds: list[dict[str, Any]]) -> str:
     name = f"bound-{hashlib.sha256(json.dumps(binds).encode()).hexdigest()[:8]}"
-    folder = make_problem(tmp_path / "problems", problem=name, contract=_contract(binds, **kw))
+    folder = make_problem(
+        tmp_path / "problems",
+        problem=name,
+        contract=rule_contract(binds, schema=SCHEMA, notes=True),
+    )
     platform.publish(folder, "alice")
     return name
 
@@ -222,7 +213,7 @@ def test_a_withdrawn_artifact_is_unchecked_even_when_its_bytes_are_kept_for_anot
 def test_a_bad_bind_is_refused_at_publish(
     platform: Platform, tmp_path: Path, stage: dict[str, Any], named: str
 ) -> None:
-    contract = _contract([])
+    contract = rule_contract([], schema=SCHEMA, notes=True)
     contract["stages"][0].update(stage)
     folder = make_problem(tmp_path, problem="bad-bind", contract=contract)
     with pytest.raises((InvalidInput, FolderInvalid)) as refused:
@@ -231,7 +222,7 @@ def test_a_bad_bind_is_refused_at_publish(
 
 
 def test_a_party_stage_has_no_binds() -> None:
-    stage = {"name": "p", "type": "external", "mechanism": "party", "party": "lab"}
+    stage: dict[str, Any] = {"name": "p", "type": "external", "mechanism": "party", "party": "lab"}
     stage["binds"] = [{"evidence": "/a", "role": "entry"}]
     with pytest.raises(ValueError, match="'binds' is for a 'rule' stage"):
         Contract.model_validate(
@@ -240,13 +231,12 @@ def test_a_party_stage_has_no_binds() -> None:
 
 
 def test_a_contract_without_binds_keeps_its_json_and_id() -> None:
-    plain = _contract([])
-    del plain["stages"][0]["binds"]
+    plain = rule_contract(None, schema=SCHEMA, notes=True)
     without = Contract.model_validate(plain)
-    empty = Contract.model_validate(_contract([]))
+    empty = Contract.model_validate(rule_contract([], schema=SCHEMA, notes=True))
     assert "binds" not in json.dumps(without.to_json())
     assert empty.id == without.id
-    bound = Contract.model_validate(_contract(AT_IMAGE))
+    bound = Contract.model_validate(rule_contract(AT_IMAGE, schema=SCHEMA, notes=True))
     assert bound.id != without.id
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from assay._config import Config
 from assay.proofs import AgdaLane, Judging, LaneInputError
 from assay.prove import Meta, Settings, Step, prove_text, replay
 from assay.prove._casesplit import (
@@ -28,8 +27,8 @@ from assay.prove._casesplit import (
     render,
     wrappers,
 )
+from assay.prove._fixture import holes
 from assay.sandbox import Sandbox
-from tests.proofs.conftest import need
 
 HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality\n"
 CONG = "cong : {A B : Set} (f : A → B) {x y : A} → x ≡ y → f x ≡ f y\ncong f refl = refl\n"
@@ -45,17 +44,6 @@ CANARIES = {
     "FalseAll": f"module FalseAll where\n\n{HEADER}\n{CONG}\nbad : (m n : Nat) → m ≡ n\n"
     "bad m n = {! !}\n",
 }
-
-
-@pytest.fixture(scope="module")
-def judging() -> Judging:
-    need("agda")
-    return Judging(Sandbox(backend="bwrap"), config=Config(judgment_cache="off"))
-
-
-def _hole(text: str) -> tuple[int, int]:
-    start = text.index("{! !}")
-    return start, start + len("{! !}")
 
 
 @pytest.mark.slow
@@ -121,7 +109,7 @@ def test_a_bad_variable_name_is_refused_before_agda_sees_it(name: str, tmp_path:
 
 
 def test_the_split_replaces_only_a_one_line_clause_ending_in_its_hole() -> None:
-    hole = _hole(IDENTITY)
+    hole = holes(IDENTITY)[0]
     span = clause_span(IDENTITY, hole)
     assert span is not None and IDENTITY[span[0] : span[1]] == "+-identityʳ n = {! !}"
     assert clause_span("f n = g {! !}\n", (8, 13)) is None  # the hole is not the whole side
@@ -139,7 +127,7 @@ def test_only_clauses_of_the_same_definition_with_holes_are_rendered() -> None:
 
 
 def test_proved_replays_a_split_and_refuses_a_forged_one() -> None:
-    hole = _hole(IDENTITY)
+    hole = holes(IDENTITY)[0]
     span = clause_span(IDENTITY, hole)
     assert span is not None
     good = Split("n", span, ("+-identityʳ zero = {! !}", "+-identityʳ (suc n) = {! !}"))

@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from assay._config import Config
 from assay.proofs import Judging, Terms, judge_source
 from assay.prove import CLOSERS, load, read_manifest
 from assay.prove._fixture import enclosing, imports, local_lemmas, nameable
 from assay.prove._moves import MAX_ARITY
-from assay.sandbox import Sandbox
 
 FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "obligations"
 MANIFEST = json.loads((FOLDER / "obligations.json").read_text())["obligations"]
@@ -83,11 +81,6 @@ def test_the_single_term_tag_says_whether_the_solution_is_a_vocabulary_term(name
     names |= set(local_lemmas(obligation, len(obligation), enclosing(obligation, len(obligation))))
     within = terms is not None and all(_in_vocabulary(t, names, variables) for t in terms)
     assert within is MANIFEST[name]["single_term"], (name, terms)
-
-
-@pytest.fixture(scope="module")
-def judging() -> Judging:
-    return Judging(Sandbox(backend="bwrap"), config=Config(judgment_cache="off"))
 
 
 @pytest.mark.slow

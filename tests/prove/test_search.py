@@ -68,12 +68,6 @@ CANARIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def judging() -> Judging:
-    need("agda")
-    return Judging(Sandbox(backend="bwrap"), config=Config(judgment_cache="off"))
-
-
 def _folder(tmp_path: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (tmp_path / f"{name}.agda").write_text(text)

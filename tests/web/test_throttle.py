@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from starlette.testclient import TestClient
 
@@ -73,7 +74,7 @@ def sessions(site: Site) -> int:
         return len(platform.ledger.find(kind="web.session.started"))
 
 
-def attempt(api: TestClient, token: str) -> object:
+def attempt(api: TestClient, token: str) -> Any:
     return api.post("/login", data={"csrf": csrf_of(api.get("/login").text), "token": token})
 
 

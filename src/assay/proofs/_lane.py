@@ -344,13 +344,21 @@ class AgdaLane:
                     return int(point["id"])
         raise LaneInputError(f"no hole opens at line {line}, column {column}")
 
-    def goal(self, file: Path, line: int, column: int) -> Goal:
-        """The goal type and context at the hole opening at ``line``:``column``."""
+    def _at(
+        self, file: Path, line: int, column: int, command: str, argument: str
+    ) -> list[dict[str, Any]]:
+        """Agda's replies to ``command`` (``Cmd_infer Normalised``, ...) at the hole opening at
+        ``line``:``column`` of ``file``, with ``argument`` (already a Haskell string)."""
         path = haskell_string(self._load(file))
         point = self._point(line, column)
-        replies = self._exchange(
-            f"IOTCM {path} NonInteractive Direct"
-            f" (Cmd_goal_type_context Normalised {point} noRange {haskell_string('')})"
+        return self._exchange(
+            f"IOTCM {path} NonInteractive Direct ({command} {point} noRange {argument})"
+        )
+
+    def goal(self, file: Path, line: int, column: int) -> Goal:
+        """The goal type and context at the hole opening at ``line``:``column``."""
+        replies = self._at(
+            file, line, column, "Cmd_goal_type_context Normalised", haskell_string("")
         )
         info = _goal_info(replies)
         entries = tuple(
@@ -371,12 +379,7 @@ class AgdaLane:
         text, at most ``MAX_TERM_CHARS`` characters, else a LaneError.
         """
         _one_term(term, "infer")
-        path = haskell_string(self._load(file))
-        point = self._point(line, column)
-        replies = self._exchange(
-            f"IOTCM {path} NonInteractive Direct"
-            f" (Cmd_infer Normalised {point} noRange {haskell_string(term)})"
-        )
+        replies = self._at(file, line, column, "Cmd_infer Normalised", haskell_string(term))
         return str(_goal_info(replies).get("expr", ""))
 
     def objection(self, file: Path, line: int, column: int, term: str) -> str | None:
@@ -392,11 +395,8 @@ class AgdaLane:
         once the throwaway state is gone), which says nothing against the term. The term is
         validated as for ``infer``."""
         _one_term(term, "check")
-        path = haskell_string(self._load(file))
-        point = self._point(line, column)
-        replies = self._exchange(
-            f"IOTCM {path} NonInteractive Direct"
-            f" (Cmd_goal_type_context_check AsIs {point} noRange {haskell_string(term)})"
+        replies = self._at(
+            file, line, column, "Cmd_goal_type_context_check AsIs", haskell_string(term)
         )
         error = _error(replies)
         if error is None:
@@ -419,12 +419,7 @@ class AgdaLane:
             or any(not c.isprintable() or c.isspace() or c in '(){}[];."@' for c in variable)
         ):
             raise LaneInputError(f"not a variable name to split on: {variable!r}")
-        path = haskell_string(self._load(file))
-        point = self._point(line, column)
-        replies = self._exchange(
-            f"IOTCM {path} NonInteractive Direct"
-            f" (Cmd_make_case {point} noRange {haskell_string(variable)})"
-        )
+        replies = self._at(file, line, column, "Cmd_make_case", haskell_string(variable))
         error = _error(replies)
         if error:
             raise TermRejected(" ".join(part.strip() for part in error.splitlines()[:4])[:600])
