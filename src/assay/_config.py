@@ -41,6 +41,11 @@ class Config(BaseModel):
     "pypi" (Agda 2.6.4.3 from PyPI in this Python's environment, with ``agda_pypi_stdlib``: about
     3x faster here), or "auto": the PyPI one when it and its library copy are installed
     (``scripts/agda-toolchain``), else Debian's. Every verdict names the binary and version."""
+    agda_tuned_runtime: bool = True
+    """Start Agda's runtime with the garbage-collector options ``_agda_toolchain`` chose by
+    measurement (a larger nursery: the collector took about 45 % of a stdlib judgment with the
+    defaults); false: the plain ``agda`` command. The options are in every verdict's command
+    and cache key; they change the time and memory of a judgment, never its verdict."""
     agda_pypi_stdlib: str | None = Field(None, pattern=r"^/")
     """The agda-stdlib copy whose interfaces the PyPI Agda built (never Debian's ``.agdai``);
     None: ``<sys.prefix>/share/assay/agda-2.6.4.3/agda-stdlib``."""

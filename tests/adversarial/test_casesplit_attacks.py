@@ -15,9 +15,11 @@ unchanged statement line parses. **Found and fixed: a canary solved** (``infixl 
 {! !}``: the split ate the declaration, ``refl`` closed both cases; a clause line and every
 clause of a split must now hold one declaration only: no ``;``, comment, pragma or character
 Agda breaks lines at), a forged split carrying a declaration accepted by ``replay``, and a
-``where`` block after a blank or comment line split anyway. Two lesser findings stay strict
-xfails: a split into absurd clauses alone is a false reject, and a mixfix clause's definition is
-misread (no false solve follows). Every other attack is a passing test.
+``where`` block after a blank or comment line split anyway. Two lesser findings, also fixed
+(casesplit2): a split into absurd clauses alone was a false reject (now committed when the batch
+check is green with no hole left, and claimed only through ``Proved``), and a mixfix clause's
+definition was misread as its first pattern (now read from the signatures above: ``_!_``).
+Every attack is a passing test.
 
 Builtin-only files (no agda-stdlib), Debian's Agda (``Config()``): a judgment is about a second.
 """
@@ -117,9 +119,9 @@ def test_mutual_recursion_through_two_split_definitions_solves_no_canary(
 # --- clauses the file reader misreads: the split still only lands where Agda put it -----------
 
 MISREAD = {
-    # the enclosing "definition" is read as `m` (the operator's first pattern)
+    # read as `_!_`'s clause (it was read as `m`, the operator's first pattern)
     "mixfix-operator": "_!_ : (m n : Nat) → m + n ≡ suc n\nm ! n = {! !}\n",
-    # the enclosing "definition" is read as `...`; Agda splits the with-clause
+    # a `with` clause's continuation `...` is read as no definition: never split
     "with-clause": "bad : (n : Nat) → n + 0 ≡ suc n\nbad n with n\n... | m = {! !}\n",
     # the where block after a blank line is not seen: the split moves it to the last clause
     "where-after-blank-line": "bad : (n : Nat) → n + 0 ≡ suc n\nbad n = {! !}\n\n"
@@ -132,7 +134,7 @@ MISREAD = {
 def test_a_misread_clause_splits_but_solves_no_canary(name: str, judging: Judging) -> None:
     text = _module("Misread", MISREAD[name])
     row = prove_text("Misread.agda", text, Meta(canary=True), Settings(judging, case_split=True))
-    _never_solved(row)  # (today each is split, with progress: see the findings below)
+    _never_solved(row)
 
 
 @pytest.mark.slow
@@ -210,12 +212,6 @@ ABSURD = _module(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-casesplit: a split whose clauses are all absurd (`noconf ()`) closes the "
-    "obligation, the batch judge says `solved`, and CaseSplitter.attempt commits only "
-    "`progress`: a true statement is left unsolved (false reject)",
-)
 def test_a_split_into_absurd_clauses_alone_solves_the_obligation(judging: Judging) -> None:
     row = prove_text("Absurd.agda", ABSURD, Meta(), Settings(judging, case_split=True))
     assert row.status == "solved", row.tried
@@ -297,12 +293,6 @@ def test_a_clause_with_a_where_block_after_a_gap_is_never_split(gap: str) -> Non
     assert clause_span(text, holes(text)[0]) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-casesplit (low): enclosing reads a mixfix clause `m ! n = {! !}` as a "
-    "definition named `m`: the one-split-per-definition budget and the recursive shapes are "
-    "keyed on a pattern variable (no `m ! n` recursion is ever proposed)",
-)
 def test_the_definition_of_a_mixfix_clause_is_the_operator() -> None:
     text = "_!_ : Nat → Nat → Nat\nm ! n = {! !}\n"
     assert enclosing(text, holes(text)[0][0]) == "_!_"

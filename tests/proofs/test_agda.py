@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay._config import DEFAULT_CONFIG, Config
+from assay._config import Config
 from assay.proofs import JudgmentCache, agda_toolchain, fill_hole, judge, plan_for
 from assay.proofs._plan import Plan
 from assay.sandbox import Limits, Sandbox
@@ -16,6 +16,9 @@ from tests.proofs.conftest import need
 HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 PRELUDE = f"module Solution where\n\n{HEADER}\n\n"
 LIMITS = Limits(timeout=120, memory_mb=4096)
+SUITE = Config.from_env()
+"""What the tests without a toolchain of their own judge with: ``ASSAY_AGDA_TOOLCHAIN`` (and the
+other ``ASSAY_*`` settings) reach them, e.g. ``ASSAY_AGDA_TOOLCHAIN=pypi ./scripts/test -m agda``."""
 
 # Each cheat "proves" a false canary. The scan refuses it; with the scan bypassed, the real
 # toolchain under the judge's own flags must still not call it green.
@@ -54,7 +57,7 @@ def _plan(
     solution: str,
     statement: str = "1 + 1 ≡ 3",
     name: str = "wrong",
-    config: Config = DEFAULT_CONFIG,
+    config: Config = SUITE,
 ) -> Plan:
     return plan_for(
         "agda",
@@ -115,8 +118,9 @@ def test_redefined_plus_cannot_pass_the_trusted_statement(sandbox: Sandbox) -> N
         name="comm",
         header=HEADER,
         stdlib=False,
+        config=SUITE,
     )
-    verdict = judge("agda", plan, sandbox, LIMITS).verdict
+    verdict = judge("agda", plan, sandbox, LIMITS, config=SUITE).verdict
     assert verdict is not None and not verdict.green
     assert verdict.finding == "does_not_check"
 
@@ -159,13 +163,16 @@ def test_hole_filling_never_changes_the_obligation(sandbox: Sandbox, tmp_path: P
         "sym' : {A : Set} {x y : A} → x ≡ y → y ≡ x\nsym' refl = {! !}\n"
     )
     obligation.write_text(text)
-    assert fill_hole(obligation, 6, 13, "refl", sandbox=sandbox, stdlib=False).status == "solved"
-    progress = fill_hole(obligation, 6, 13, "{! !}", sandbox=sandbox, stdlib=False)
+    assert (
+        fill_hole(obligation, 6, 13, "refl", sandbox=sandbox, stdlib=False, config=SUITE).status
+        == "solved"
+    )
+    progress = fill_hole(obligation, 6, 13, "{! !}", sandbox=sandbox, stdlib=False, config=SUITE)
     assert (progress.status, progress.remaining_holes) == ("progress", 1)
-    wrong = fill_hole(obligation, 6, 13, "sym'", sandbox=sandbox, stdlib=False)
+    wrong = fill_hole(obligation, 6, 13, "sym'", sandbox=sandbox, stdlib=False, config=SUITE)
     assert wrong.status == "type_error"
     refused = fill_hole(
-        obligation, 6, 13, "let postulate c : _ in c", sandbox=sandbox, stdlib=False
+        obligation, 6, 13, "let postulate c : _ in c", sandbox=sandbox, stdlib=False, config=SUITE
     )
     assert refused.status == "refused"
     assert obligation.read_text() == text
@@ -189,17 +196,23 @@ def test_the_seed_example_with_the_standard_library(sandbox: Sandbox, tmp_path: 
     need("agda")
     obligation = tmp_path / "Nat-plus-comm.agda"
     obligation.write_text(SEED)
-    blocked = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm _ _", sandbox=sandbox)
+    blocked = fill_hole(
+        obligation, 8, 14, "Data.Nat.Properties.+-comm _ _", sandbox=sandbox, config=SUITE
+    )
     assert blocked.status == "type_error"
     assert any("Failed to solve the following constraints" in d for d in blocked.diagnostics)
     assert blocked.verdict is not None and blocked.verdict.exit_code == 42
-    solved = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm m n", sandbox=sandbox)
+    solved = fill_hole(
+        obligation, 8, 14, "Data.Nat.Properties.+-comm m n", sandbox=sandbox, config=SUITE
+    )
     assert (solved.status, solved.remaining_holes, solved.checked_from_source) == (
         "solved",
         0,
         True,
     )
-    refined = fill_hole(obligation, 8, 14, "Data.Nat.Properties.+-comm {! !} n", sandbox=sandbox)
+    refined = fill_hole(
+        obligation, 8, 14, "Data.Nat.Properties.+-comm {! !} n", sandbox=sandbox, config=SUITE
+    )
     assert refined.status == "progress"
 
 
@@ -210,21 +223,21 @@ def test_a_cache_hit_spawns_nothing(
 
     need("agda")
     plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two")
-    first = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    first = judge("agda", plan, sandbox, LIMITS, cache, config=SUITE).verdict
     assert first is not None and not first.cached
 
     def no_spawn(*args: object, **kwargs: object) -> None:
         raise AssertionError("a cache hit spawned a process")
 
     monkeypatch.setattr(subprocess.Popen, "__init__", no_spawn)
-    hit = judge("agda", plan, sandbox, LIMITS, cache).verdict
+    hit = judge("agda", plan, sandbox, LIMITS, cache, config=SUITE).verdict
     assert hit is not None and hit.cached and hit.green
     assert hit.model_copy(update={"cached": False}) == first
     changed = dataclasses.replace(
         plan, files={**plan.files, "Solution.agda": plan.files["Solution.agda"] + b"\n"}
     )
     with pytest.raises(AssertionError, match="spawned"):
-        judge("agda", changed, sandbox, LIMITS, cache)
+        judge("agda", changed, sandbox, LIMITS, cache, config=SUITE)
 
 
 def test_the_verdict_alone_reproduces_the_claim(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -233,7 +246,7 @@ def test_the_verdict_alone_reproduces_the_claim(sandbox: Sandbox, tmp_path: Path
 
     need("agda")
     plan = _plan("two : 1 + 1 ≡ 2\ntwo = refl\n", statement="1 + 1 ≡ 2", name="two")
-    verdict = judge("agda", plan, sandbox, LIMITS).verdict
+    verdict = judge("agda", plan, sandbox, LIMITS, config=SUITE).verdict
     assert verdict is not None and set(verdict.sources) == set(verdict.files)
     for name, text in verdict.sources.items():
         (tmp_path / name).write_text(text)

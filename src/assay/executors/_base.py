@@ -37,12 +37,15 @@ class Job:
     ``digest``: the sha256 of the input line it came from; when given, the result line carries
     it as ``input_sha256``, binding the verdict to exactly that input (a batch resumes only
     over results whose input is unchanged).
+    ``from_json``: ``data`` is what ``loads_strict`` read (a batch line), so it is not encoded
+    again to prove it is JSON (see ``parse_episode``); a Python caller's data is checked.
     """
 
     data: Any
     where: str = "item"
     refusal: str | None = None
     digest: str | None = None
+    from_json: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,9 @@ def judge_job(job: Job, root: Path | None, config: Config) -> Judged:
     """Judge one job (or answer its refusal); never raises for anything the item holds."""
     if job.refusal is not None:
         return lost(job, job.refusal)
-    result = judge_item(job.data, root=root, config=config, where=job.where)
+    result = judge_item(
+        job.data, root=root, config=config, where=job.where, from_json=job.from_json
+    )
     return Judged.of(result, job.digest)
 
 

@@ -122,7 +122,7 @@ def _job(raw: bytes, where: str, seen: set[str]) -> Job:
         return Job(data, where, refusal, digest)
     if ident:
         seen.add(ident)
-    return Job(data, where, digest=digest)
+    return Job(data, where, digest=digest, from_json=True)
 
 
 Record = tuple[str, Status, str | None]

@@ -129,16 +129,28 @@ def plain(value: Any) -> Any:
     """``value`` as plain JSON-shaped data: mappings as dicts, sequences as lists, numpy arrays
     and scalars through their ``tolist()``. A label read from parquet (verl's datasets) is a
     dict of numpy arrays, not the lists a task is made of; text stays text, nothing else
-    changes, nothing is evaluated."""
-    if isinstance(value, str | bytes | int | float | bool) or value is None:
+    changes, nothing is evaluated. A subclass of a plain type (``np.float64``, ``np.str_``, an
+    ``IntEnum``) becomes its plain value: the answer kinds compare types strictly, and the same
+    label sent as JSON would arrive plain."""
+    if value is None or type(value) in (str, bytes, int, float, bool):
         return value
+    tolist = getattr(type(value), "tolist", None)
+    if callable(tolist):
+        return plain(tolist(value))
+    if isinstance(value, bool):  # before int: it is one
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes):
+        return bytes(value)
     if isinstance(value, Mapping):
         return {key: plain(inner) for key, inner in value.items()}
     if isinstance(value, list | tuple):
         return [plain(inner) for inner in value]
-    tolist = getattr(type(value), "tolist", None)
-    if callable(tolist):
-        return plain(tolist(value))
     return value
 
 

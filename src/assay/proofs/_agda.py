@@ -115,7 +115,7 @@ def agda_plan(
     if stdlib:
         for folder in toolchain.search_path:
             flags += ["-i", folder]
-    steps = [[toolchain.binary, *flags, target]]
+    steps = [[*toolchain.command, *flags, target]]
     return Plan(files, steps, flags, target, AGDA_MEANING, refusals, toolchain.mounts)
 
 

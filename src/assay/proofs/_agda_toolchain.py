@@ -13,6 +13,16 @@ written and the judgment would fail for a reason that is not the work's.
 ``Config.agda_toolchain`` picks: "debian" (the default for now), "pypi", or "auto" (PyPI when
 installed and built, else Debian). The chosen toolchain's binary and version travel in every verdict; its library's path
 is on every command line and its identity (a digest of the interfaces) in every cache key.
+
+Runtime options (``Config.agda_tuned_runtime``): with GHC's default 1 MiB nursery the garbage
+collector takes about 45 % of a stdlib judgment. Debian's ``agda`` takes ``+RTS ... -RTS`` on
+its command line; the PyPI one cannot (its runtime refuses most options), so it is started by
+``_agda_launch``, a plain script that hands the options to the runtime as ``-with-rtsopts``
+would. The launcher is used only when ``--assay-check`` says it matches this installation and a
+probe through it prints the same version; otherwise the plain ``agda`` script runs. No ``-M``
+heap cap is added: a cap below the sandbox's memory limit would turn a judgment the sandbox
+stops (a limit, inconclusive) into a heap overflow, and the chosen nursery adds a bounded amount
+(measured in ``benchmarks/proofs.py``) to a judgment's peak memory.
 """
 
 from __future__ import annotations
@@ -24,12 +34,23 @@ from functools import lru_cache
 from pathlib import Path
 
 from assay._config import Config
-from assay.proofs._toolchain import Toolchain, tree_identity, under, version_of
+from assay.proofs._toolchain import Toolchain, first_line, tree_identity, under, version_of
 
 PYPI_VERSION = "2.6.4.3"
 PYPI_MARK = "from agda.__main__ import main"
 """What the PyPI package's launcher script runs (so another ``agda`` in the same folder is not
 taken for it)."""
+
+
+PYPI_RTS_OPTIONS: tuple[str, ...] = ("-A128m", "-O512m")
+"""The PyPI Agda's garbage-collector options: a 128 MiB nursery, and no major collection before
+the old generation holds 512 MiB (chosen by A/B runs on a stdlib judgment: see docs/proofs.md)."""
+DEBIAN_RTS_OPTIONS: tuple[str, ...] = ()
+"""Debian's Agda's, given on its command line when there are any (it was linked with ``-rtsopts``
+and keeps its own ``-M3.5G -I0``). None: the same options cut its collector's time (6.6 s to 2.2 s
+of CPU under ``+RTS -s``) but not its total in A/B runs (CPU 13.9-16.4 s against 15.0-17.1 s,
+within the noise of a shared machine), so its command stays the plain one a user would run."""
+LAUNCHER = Path(__file__).with_name("_agda_launch.py")
 
 
 def pypi_stdlib(config: Config) -> Path:
@@ -63,30 +84,69 @@ def debian_binary() -> str | None:
 
 def agda_toolchain(config: Config) -> Toolchain | None:
     """The Agda ``config`` selects on this machine, or None when it is not installed."""
-    choice = config.agda_toolchain
+    choice, tuned = config.agda_toolchain, config.agda_tuned_runtime
     if choice in ("auto", "pypi"):
-        found = _pypi(str(pypi_stdlib(config)))
+        found = _pypi(str(pypi_stdlib(config)), tuned)
         if found is not None or choice == "pypi":
             return found
-    return _debian(config.agda_stdlib)
+    return _debian(config.agda_stdlib, tuned)
+
+
+def rts_block(options: tuple[str, ...]) -> tuple[str, ...]:
+    """``options`` as GHC's runtime reads them from a command line."""
+    return ("+RTS", *options, "-RTS") if options else ()
 
 
 @lru_cache(maxsize=4)
-def _debian(stdlib: str) -> Toolchain | None:
+def _debian(stdlib: str, tuned: bool) -> Toolchain | None:
     binary = debian_binary()
     if binary is None:
         return None
+    real = os.path.realpath(binary)
+    version = version_of([binary, "--version"])
+    launch: tuple[str, ...] = ()
+    if tuned and DEBIAN_RTS_OPTIONS:
+        probe = (real, *rts_block(DEBIAN_RTS_OPTIONS))
+        if version_of([*probe, "--version"]) == version:  # it takes these options
+            launch = probe
     return Toolchain(
         "agda",
-        os.path.realpath(binary),
-        version_of([binary, "--version"]),
+        real,
+        version,
         tree_identity(Path(stdlib), "*.agdai"),
         search_path=(stdlib,),
+        launch=launch,
     )
 
 
+def interpreter_of(script: Path) -> str | None:
+    """The interpreter a ``#!`` script names (the PyPI ``agda`` script's Python), or None."""
+    try:
+        head = script.read_bytes()[:512].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    words = head.removeprefix("#!").split()
+    return (
+        words[0] if head.startswith("#!") and len(words) == 1 and os.path.isabs(words[0]) else None
+    )
+
+
+def pypi_launch(launcher: Path, version: str) -> tuple[str, ...]:
+    """How to start the PyPI Agda with ``PYPI_RTS_OPTIONS`` (``_agda_launch`` run by the
+    package script's own Python), or () when the launcher does not match this installation or
+    a probe through it does not print ``version``: the plain script then runs."""
+    python = interpreter_of(launcher)
+    if python is None:
+        return ()
+    start = (python, "-I", str(LAUNCHER))
+    if first_line([*start, "--assay-check"], LAUNCHER.parent) != "ok":
+        return ()
+    tuned = (*start, *rts_block(PYPI_RTS_OPTIONS))
+    return tuned if version_of([*tuned, "--version"]) == version else ()
+
+
 @lru_cache(maxsize=4)
-def _pypi(stdlib: str) -> Toolchain | None:
+def _pypi(stdlib: str, tuned: bool) -> Toolchain | None:
     """The PyPI Agda with its built library copy; None when either is missing or unbuilt."""
     launcher = pypi_launcher()
     if launcher is None or not Path(stdlib + ".BUILT").is_file():
@@ -94,8 +154,10 @@ def _pypi(stdlib: str) -> Toolchain | None:
     version = version_of([str(launcher), "--version"])
     if PYPI_VERSION not in version:
         return None
+    launch = pypi_launch(launcher, version) if tuned else ()
     # The launcher is a Python script: the sandbox must see this environment (its interpreter,
-    # the package and its primitive library) and the library copy, read-only.
+    # the package and its primitive library), the library copy and the tuned launcher (which
+    # lives in assay's sources: outside the environment in an editable install), read-only.
     mounts = tuple(
         path
         for path in dict.fromkeys(
@@ -103,6 +165,7 @@ def _pypi(stdlib: str) -> Toolchain | None:
                 os.path.realpath(sys.prefix),
                 os.path.realpath(sys.base_prefix),
                 os.path.realpath(stdlib),
+                *([os.path.realpath(LAUNCHER)] if launch else []),
             ]
         )
         if not under(path, "/usr")
@@ -114,6 +177,7 @@ def _pypi(stdlib: str) -> Toolchain | None:
         tree_identity(Path(stdlib), "*.agdai"),
         search_path=(stdlib,),
         mounts=mounts,
+        launch=launch,
     )
 
 

@@ -36,7 +36,7 @@ def canary_checks(
     identity = "\0".join(
         (
             language,
-            toolchain.binary,
+            *toolchain.command,
             toolchain.version,
             toolchain.library,
             sandbox.isolation,

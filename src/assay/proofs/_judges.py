@@ -100,6 +100,10 @@ def judge(
     if plan.refusals:
         return Judgment(plan, None, plan.refusals)
     toolchain = toolchain_for(language, config)
+    if toolchain.launch and sandbox.memory_limit == "rlimit-as":
+        # Without a cgroup the memory limit is RLIMIT_AS, and GHC's runtime with a large
+        # nursery asks for more address space (9 GiB) than any judgment's limit: plain it is.
+        plan, toolchain = untuned(plan, toolchain), replace(toolchain, launch=())
     key = cache_key(
         plan.files,
         language=language,
@@ -115,6 +119,12 @@ def judge(
     if cache is not None and (hit := cache.get(key)) is not None:
         return Judgment(plan, hit, [])
     reading = _judged(language, toolchain, plan, sandbox, limits, allowed_axioms)
+    if reading.limit == "memory" and toolchain.launch:
+        # The runtime options are assay's choice, not the work's: a memory limit the tuned
+        # command hits (its larger nursery) is judged again with the plain command, which then
+        # decides and is the command the verdict names.
+        plan, toolchain = untuned(plan, toolchain), replace(toolchain, launch=())
+        reading = _judged(language, toolchain, plan, sandbox, limits, allowed_axioms)
     batch, last = reading.batch, reading.last
     verdict = Verdict(
         language=language,
@@ -175,7 +185,11 @@ def _judged(
             run_batch(
                 sandbox,
                 plan.files,
-                _with_stack(plan.commands()),
+                # Under RLIMIT_AS (no cgroup) a larger stack is address space the limit counts,
+                # and GHC's runtime then refuses to start: only the memory is raised there.
+                plan.commands()
+                if sandbox.memory_limit == "rlimit-as"
+                else _with_stack(plan.commands()),
                 larger,
                 plan.mounts,
                 plan.alone,
@@ -184,7 +198,8 @@ def _judged(
             larger,
         )
         if again.finding == "checks" and again.green:
-            what = f"{larger.memory_mb} MiB and a larger stack"
+            stack = "" if sandbox.memory_limit == "rlimit-as" else " and a larger stack"
+            what = f"{larger.memory_mb} MiB{stack}"
             why = f"{first.reason}; it checks with {what}, so only the limits stopped it"
             return replace(
                 first, batch=again.batch, assumptions=again.assumptions, reason=why, rerun=True
@@ -215,6 +230,16 @@ def _judged(
         return replace(reading, limit="memory", reason=why)
     why = f"{reading.reason}, and a known-good proof fails on it too"
     return replace(reading, reason=why)
+
+
+def untuned(plan: Plan, toolchain: Toolchain) -> Plan:
+    """``plan`` with each step that starts with the tuned command started by the plain binary."""
+    start = list(toolchain.command)
+    steps = [
+        [toolchain.binary, *step[len(start) :]] if step[: len(start)] == start else list(step)
+        for step in plan.steps
+    ]
+    return replace(plan, steps=steps)
 
 
 def _raised(limits: Limits) -> Limits:

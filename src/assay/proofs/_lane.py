@@ -195,7 +195,7 @@ class AgdaLane:
             toolchain = agda_toolchain(self.config)
             if toolchain is None:
                 raise LaneError("agda is not installed on this machine")
-            argv = [toolchain.binary, "--interaction-json", "--no-libraries", "-i", "."]
+            argv = [*toolchain.command, "--interaction-json", "--no-libraries", "-i", "."]
             if self.stdlib:
                 for folder in toolchain.search_path:
                     argv += ["-i", folder]

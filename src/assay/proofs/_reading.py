@@ -25,7 +25,14 @@ from assay.proofs._verdict import Finding
 from assay.sandbox import FLOOD_FACTOR, Limits, RunResult
 
 LIMIT_SIGNS = {
-    "memory": ("out of memory", "not enough memory", "heap exhausted", "cannot allocate memory"),
+    "memory": (
+        "out of memory",
+        "not enough memory",
+        "heap exhausted",
+        "cannot allocate memory",
+        "malloc: failed on request",  # GHC's runtime out of address space (no cgroup: RLIMIT_AS)
+        "resource limit for virtual memory",  # GHC's runtime cannot reserve its heap (RLIMIT_AS)
+    ),
     "stack": ("stack overflow", "stack space overflow"),
 }
 """Lower-cased words a toolchain prints when it runs out (Coq/OCaml, Agda/GHC, Lean)."""

@@ -30,6 +30,15 @@ class Toolchain:
     Lean's own included)."""
     mounts: tuple[str, ...] = ()
     """Host folders a judgment must see (read-only, same path): a toolchain outside /usr."""
+    launch: tuple[str, ...] = ()
+    """What a command starts with, before the checker's own arguments, when that is not the
+    ``binary`` alone: a launcher and the runtime options it is given (Agda: ``+RTS ... -RTS``).
+    Part of every step, so of the verdict's command and of the cache key."""
+
+    @property
+    def command(self) -> tuple[str, ...]:
+        """The start of every command line that runs this checker (``launch`` or ``binary``)."""
+        return self.launch or (self.binary,)
 
 
 def version_of(argv: list[str]) -> str:

@@ -3,23 +3,31 @@
 When no term move closes a hole, the search may ask the interaction lane to split the hole's
 clause on a variable of the goal's context (Agda's ``Cmd_make_case``): an answer, never a
 verdict. The clauses Agda returns replace the clause holding the hole, each with its own hole,
-and the **whole file** is judged in batch; the split is committed only as ``progress`` (the
-batch check fails on nothing but the new holes), exactly as a term move is. Bounds, so that
-judgments stay bounded and every run is comparable:
+and the **whole file** is judged in batch; the split is committed as ``progress`` (the batch
+check fails on nothing but the new holes), exactly as a term move is, or, when every clause is
+absurd and no hole is left, only on a green batch check (``solved``), after which the search
+still claims the solve only through ``Proved``. Bounds, so that judgments stay bounded and every
+run is comparable:
 
 - **one split per obligation**: a definition whose clause was split is never split again
   (its new holes get term moves only);
 - variables are tried **in the order the goal's context lists them** (only names in scope at
   the hole); the first split the judge accepts is committed, the others are never asked;
-- the clause must be one line, ``f p₁ … pₙ = {! !}``, and every clause Agda gives back must be
-  ``f q₁ … qₘ = ?`` or an absurd clause (no right-hand side): a split only refines patterns.
+- the clause must be one line, ``f p₁ … pₙ = {! !}`` (or a mixfix ``p₁ ! p₂ = {! !}``: the
+  definition is the one a signature above names, ``_fixture.enclosing``; a clause it cannot
+  read is split never), and every clause Agda gives back must read as a clause of the same
+  definition, ``… = ?`` or without a right-hand side (whether that is a valid absurd clause is
+  the batch check's call): a split only refines patterns.
 
 After a split, the term moves at its new holes gain the **recursive shapes**
 (``RECURSIVE_VOCABULARY``), so an induction hypothesis can be proposed: the definition's own name
 saturated with the variables in scope (``plus-suc m n``), and the same wrapped in ``cong`` with
 each constructor the clause's patterns bind and the goal mentions, applied to all but its last
-pattern argument (``cong suc (plus-suc m n)``, ``cong (_∷_ x) (map-id xs)``). Agda's termination
-checker (``--safe``) judges whether the recursion is structural; nothing here decides it.
+pattern argument (``cong suc (plus-suc m n)``, ``cong (_∷_ x) (map-id xs)``), then wrapped in
+``cong H`` for the head ``H`` both sides of the goal share, each side ``H`` applied to one
+argument (``suc (length (xs ++ ys)) ≡ suc (length xs + length ys)``: ``cong suc (length-app xs
+ys)``, a constructor no list pattern binds). Agda's termination checker (``--safe``) judges
+whether the recursion is structural; nothing here decides it.
 
 A solve still needs ``Proved``'s evidence: no open hole and a green batch check of the final
 bytes, which ``_solve.replay`` re-derives from the original through each step (a split step is
@@ -29,14 +37,22 @@ checked again there by ``apply_split``).
 from __future__ import annotations
 
 import itertools
-import re
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from assay.proofs import AgdaLane, Attempt, Goal, TermRejected, Terms, judge_source
-from assay.prove._fixture import enclosing, holes, position
+from assay.prove._fixture import (
+    clause_of,
+    definitions,
+    enclosing,
+    holes,
+    operator_arguments,
+    position,
+    read_clause,
+)
 from assay.prove._ledger import Outcome
 from assay.prove._moves import MAX_ARITY, MAX_SATURATIONS, Move, explicit_arity
 
@@ -47,12 +63,12 @@ RECURSIVE_VOCABULARY = (
     "recursive shapes after a split: the definition's own name saturated with the variables in "
     f"scope (every ordered choice, at most {MAX_SATURATIONS}), and each wrapped as "
     "`cong C (…)` for every constructor C the clause's patterns bind and the goal mentions "
-    "(applied to all but its last pattern argument)",
+    "(applied to all but its last pattern argument), then as `cong H (…)` for the head H both "
+    "sides of the goal share when each is H applied to one argument (`suc a ≡ suc b`)",
 )
 """What ``--case-split`` adds to the action space, as every report states it."""
 
 HOLE = "{! !}"
-_CLAUSE = re.compile(r"^(?P<lhs>[^=\n]+?)\s*=\s*(?P<rhs>.*)$")
 
 
 @dataclass(frozen=True)
@@ -91,8 +107,8 @@ def clause_span(text: str, hole: tuple[int, int]) -> tuple[int, int] | None:
         return None
     if not _one_declaration(line):
         return None
-    match = _CLAUSE.match(line)
-    if match is None or start + match.start("rhs") != hole[0] or line.rstrip()[-1:] != "}":
+    clause = read_clause(line)
+    if clause is None or clause.rhs is None or start + clause.rhs != hole[0]:
         return None
     if start + len(line.rstrip()) != hole[1]:
         return None
@@ -105,22 +121,25 @@ def clause_span(text: str, hole: tuple[int, int]) -> tuple[int, int] | None:
     return start, end
 
 
-def render(clauses: list[str], own: str) -> tuple[str, ...] | None:
-    """Agda's clauses as file lines, each ``?`` a ``{! !}``; None unless every one is a clause of
-    ``own`` whose right-hand side is a hole, or an absurd clause (patterns only)."""
+def render(clauses: list[str], own: str, declared: Collection[str] = ()) -> tuple[str, ...] | None:
+    """Agda's clauses as file lines, each ``?`` a ``{! !}``; None unless every one is one
+    declaration (``_one_declaration``) that reads as a clause of ``own`` (``clause_of`` among
+    ``own`` and the file's other ``declared`` definitions: ``m ! suc n`` is ``_!_``'s) whose
+    right-hand side is a hole, or has no right-hand side. Whether a clause without one is a
+    valid absurd clause (``noconf ()``, ``noconf {()}``, ``f m ()``) is not read here: Agda's
+    batch check of the whole file judges it, as it judges everything else."""
     out = []
+    names = {own, *declared}
     for clause in clauses:
-        if not _one_declaration(clause) or not clause.startswith(own + " "):
+        read = read_clause(clause) if _one_declaration(clause) else None
+        if read is None or clause_of(read.atoms, names) != own:
             return None
-        match = _CLAUSE.match(clause)
-        if match is None:
-            if "()" not in clause:
-                return None
+        if read.equals is None or read.rhs is None:
             out.append(clause.rstrip())
             continue
-        if match.group("rhs").strip() not in ("?", HOLE):
+        if clause[read.rhs :].strip() not in ("?", HOLE):
             return None
-        out.append(f"{match.group('lhs').rstrip()} = {HOLE}")
+        out.append(f"{clause[: read.equals].rstrip()} = {HOLE}")
     return tuple(out) if out else None
 
 
@@ -131,39 +150,39 @@ def apply_split(text: str, hole: tuple[int, int], own: str | None, split: Split)
     span = clause_span(text, hole)
     if own is None or span != split.clause:
         raise ValueError(f"the split on {split.variable!r} does not replace the hole's clause")
-    if render(list(split.clauses), own) != split.clauses:
+    if render(list(split.clauses), own, definitions(text, span[0])) != split.clauses:
         raise ValueError(f"the split on {split.variable!r} is not clauses of {own!r}")
     return text[: span[0]] + "\n".join(split.clauses) + text[span[1] :]
 
 
-def _pattern_groups(lhs: str) -> list[list[str]]:
-    """The parenthesised patterns of a clause's left-hand side, each as its tokens."""
-    groups, depth, current = [], 0, ""
-    for char in lhs:
-        if char == "(":
-            depth += 1
-            if depth == 1:
-                current = ""
-                continue
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                groups.append(current.split())
-                continue
-        if depth >= 1:
-            current += char
-    return [g for g in groups if g and not any(("(" in t or ")" in t) for t in g)]
+def _pattern_groups(atoms: tuple[str, ...], own: str | None) -> list[list[str]]:
+    """The constructor patterns of a clause's left-hand side, each as its words: every
+    parenthesised pattern with no bracket inside (``(suc m)``, ``(x ∷ xs)``), and for a mixfix
+    ``own`` every argument of more than one word (``m ! suc n``: ``suc n``)."""
+    groups = [
+        atom[1:-1].split()
+        for atom in atoms
+        if atom.startswith("(") and not any(c in atom[1:-1] for c in "(){}⦃⦄")
+    ]
+    arguments = operator_arguments(own, atoms) if own and "_" in own else None
+    for argument in arguments or []:
+        if len(argument) > 1 and not any(c in word for word in argument for c in "(){}⦃⦄"):
+            groups.append(list(argument))
+    return [group for group in groups if group]
 
 
-def wrappers(clause_line: str, variables: list[str], goal: str) -> list[tuple[str, str]]:
+def wrappers(
+    clause_line: str, variables: list[str], goal: str, own: str | None = None
+) -> list[tuple[str, str]]:
     """(constructor name, its partial application) for each constructor the clause's patterns
-    bind and ``goal`` mentions: ``(suc m)`` gives ("suc", "suc"), ``(x ∷ xs)`` ("∷", "_∷_ x")."""
-    match = _CLAUSE.match(clause_line)
-    if match is None:
+    bind and ``goal`` mentions: ``(suc m)`` gives ("suc", "suc"), ``(x ∷ xs)`` ("∷", "_∷_ x"),
+    and in ``own``'s mixfix clause ``m ! suc n`` the argument ``suc n`` gives ("suc", "suc")."""
+    clause = read_clause(clause_line)
+    if clause is None:
         return []
     out = []
     goal_words = set(goal.replace("(", " ").replace(")", " ").split())
-    for group in _pattern_groups(match.group("lhs")):
+    for group in _pattern_groups(clause.atoms, own):
         names = [t for t in group if t not in variables]
         if len(names) != 1:
             continue
@@ -177,6 +196,23 @@ def wrappers(clause_line: str, variables: list[str], goal: str) -> list[tuple[st
         if (name, wrapper) not in out:
             out.append((name, wrapper))
     return out
+
+
+def common_head(goal: str) -> str | None:
+    """The head both sides of an equation goal share when each is that head applied to exactly
+    one argument (``suc (length xs) ≡ suc (length ys)``: ``suc``), the congruence ``cong H``
+    closes given the argument's equation; None for any other goal, or one this reader cannot
+    read (a second ``≡``, brackets or binders it does not split)."""
+    sides = " ".join(goal.split()).split(" ≡ ")  # Agda lays a long goal out over lines
+    if len(sides) != 2:
+        return None
+    left, right = (read_clause(side.strip()) for side in sides)
+    if left is None or right is None or left.equals is not None or right.equals is not None:
+        return None
+    if len(left.atoms) != 2 or len(right.atoms) != 2 or left.atoms[0] != right.atoms[0]:
+        return None
+    head = left.atoms[0]
+    return None if head[0] in "({⦃" or "_" in head else head
 
 
 def recursive_moves(
@@ -225,7 +261,10 @@ class CaseSplitter:
         except TermRejected:
             return []
         names = [entry.name for entry in goal.context if entry.in_scope]
-        wrapped = [w for _, w in wrappers(text[clause[0] : clause[1]], names, goal.type)]
+        wrapped = [w for _, w in wrappers(text[clause[0] : clause[1]], names, goal.type, own)]
+        head = common_head(goal.type)
+        if head is not None and head not in wrapped:
+            wrapped.append(head)
         return recursive_moves(own, arity, names, wrapped)
 
     def attempt(
@@ -253,7 +292,7 @@ class CaseSplitter:
                 continue
             finally:
                 host.run.lane_ms += int((time.monotonic() - start) * 1000)
-            clauses = render(answer, own)
+            clauses = render(answer, own, definitions(text, clause[0]))
             if clauses is None:
                 host._note(line, column, move, "refused")
                 continue
@@ -264,7 +303,7 @@ class CaseSplitter:
             host.run.tried[-1] = host.run.tried[-1].model_copy(update={"clauses": list(clauses)})
             if judged.status == "error":
                 raise SplitFailed(judged)
-            if judged.status == "progress" and judged.remaining_holes == len(holes(after)):
+            if _accepted(judged, after):
                 return after, split, judged
         return None
 
@@ -275,6 +314,18 @@ class SplitFailed(Exception):
     def __init__(self, attempt: Attempt) -> None:
         super().__init__("; ".join(attempt.diagnostics[-3:]) or "the judge failed")
         self.attempt = attempt
+
+
+def _accepted(judged: Attempt, after: str) -> bool:
+    """A split is committed when the batch check fails on nothing but the new holes
+    (``progress``), or when it leaves no hole and the check is green (``solved``: every clause
+    absurd, ``noconf ()``). Committing is not claiming: the search still claims a solve only
+    through ``Proved``, which replays the split and demands the green verdict of the final
+    bytes."""
+    left = len(holes(after))
+    if judged.status == "solved":
+        return left == 0
+    return judged.status == "progress" and judged.remaining_holes == left > 0
 
 
 def _judge(host: Host, text: str) -> Attempt:

@@ -11,6 +11,7 @@ on private copies. ``jobs`` obligations run at once, over disjoint copies; depth
 
 from __future__ import annotations
 
+import shlex
 import statistics
 import time
 from collections.abc import Callable
@@ -186,6 +187,7 @@ def prove_folder(
         ],
         toolchain={
             "binary": toolchain.binary if toolchain else "none",
+            "command": shlex.join(toolchain.command) if toolchain else "none",
             "version": toolchain.version if toolchain else "none",
             "library": toolchain.library if toolchain else "none",
             "language": proof_language("agda").name,

@@ -5,9 +5,11 @@ final file has **no open hole** (an empty obligation set) **and** the verdict gi
 green batch check of exactly that file (the verdict's checked bytes are the final text's), and
 unless the text grew from the original only by putting candidates into holes, one step at a
 time, or (``--case-split``) by replacing a hole's one-line clause with clauses of the same
-definition whose right-hand sides are holes (``_casesplit.apply_split``: the signature and every
-other line stay the original's; coverage and termination are Agda's to judge). So a lemma with two holes is never counted proved when one of them closes, and no claim can
-be assembled from a hopeful state or from someone else's verdict.
+definition whose right-hand sides are holes or absent (absurd clauses; ``_casesplit.apply_split``:
+the signature and every other line stay the original's; coverage, absurdity and termination are
+Agda's to judge). So a lemma with two holes is never counted proved when one of them closes, a
+split into absurd clauses is a solve only with the green check of the file it leaves, and no
+claim can be assembled from a hopeful state or from someone else's verdict.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ existed) or, without one, as ``python -I -S -c BOOT candidate REQUESTS REPLIES``
 here may be replaced by the candidate's code, which runs in this process: the judge trusts
 nothing this process sends. It decodes every reply with a strict decoder that builds only exact
 built-in types (``_proxy.py``), so this file's job is only to be useful to an honest candidate.
+It carries the judge's fence (``_fence.py``, inherited), so that nothing it starts can signal
+the judge.
 
 A call's reply (``C``) is its result followed by a dict {argument index: new state} of the list,
 dict and set arguments the call changed, which the judge applies to its own objects in place.

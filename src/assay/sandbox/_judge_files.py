@@ -4,8 +4,8 @@
   instead of one per file: bubblewrap rereads the whole mount table after each one): the runner
   compiled (``runner.pyc``, which ``python`` runs as it would the source: compiling the runner
   cost about 7 ms of CPU on every run), its helpers' sources (``_proxy``, ``_candidate``,
-  ``_tests``, ``_shellrun``) and the same compiled (``name.code``, marshal), and an empty
-  ``bash``, the mount point of:
+  ``_fence``, ``_tests``, ``_shellrun``) and the same compiled (``name.code``, marshal), and an
+  empty ``bash``, the mount point of:
 - for shell checks, a copy of bash the sandbox's uid may execute but not read: executing a
   binary the process cannot read leaves it non-dumpable (the kernel's ``would_dump``), so the
   processes a shell check starts, same uid, cannot open bash's ``/proc/PID/mem`` or
@@ -42,7 +42,7 @@ from pathlib import Path
 from assay.sandbox._sandbox import Mount
 from assay.sandbox._shellrun import PROTECTED_BASH
 
-HELPERS = ("_proxy", "_candidate", "_tests", "_shellrun", "_template")
+HELPERS = ("_proxy", "_candidate", "_fence", "_tests", "_shellrun", "_template")
 CANDIDATE_MARK = "candidate| "
 """Starts every line of output the candidate's process printed in a python check (``_proxy``)."""
 CANDIDATE_OUTPUT = "assay-candidate-output"

@@ -259,7 +259,8 @@ class Host:
 
         self.drained = _thread.allocate_lock()
         self.drained.acquire()
-        _thread.start_new_thread(_drain, (self._output, self.chunks, self.written, self.drained))
+        start = _START_THREAD[0] or _thread.start_new_thread
+        start(_drain, (self._output, self.chunks, self.written, self.drained))
 
     def started(self) -> bool:
         """The candidate's process was started (it may have ended since)."""
@@ -333,6 +334,7 @@ def _drain(fd: int, chunks: "list[bytes]", written: "list[int]", done: "Any") ->
 
 
 _END: "dict[str, Any]" = {}
+_START_THREAD: "list[Callable[..., Any] | None]" = [None]
 
 
 def finish() -> None:
@@ -797,10 +799,15 @@ def install(
     delimiter: bytes,
     found: "Callable[[], None]",
     max_reply: int = MAX_REPLY,
+    start_thread: "Callable[..., None] | None" = None,
 ) -> "Callable[..., Any]":
     """Start serving candidate imports; returns the function that makes a module's spec.
-    ``max_reply``: the largest reply that may cross (the verifier's, from the run's memory)."""
+    ``max_reply``: the largest reply that may cross (the verifier's, from the run's memory).
+    ``start_thread``: how the output drain is started (``_runner._parked_thread``: a thread
+    whose id the judge's fence names), else ``_thread.start_new_thread``."""
     global _HOST
+    if start_thread is not None:
+        _START_THREAD[0] = start_thread
     _HOST = Host(script, paths, zygote, min(max_reply, MAX_REPLY))
     _END.update(host=_HOST, delimiter=delimiter, found=found)
     loader = Loader()

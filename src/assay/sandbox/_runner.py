@@ -33,6 +33,17 @@ failure is about the answers it gave and not a limit's consequence (a call into 
 died never returns to the check), the judge reports ``failed`` with the nonce: the verifier
 then believes no limit counted elsewhere in the sandbox.
 
+Everything checked code runs in carries the fence (``_fence.py``), a second seccomp filter that
+refuses signals to the judge, pid 1 and their process group (and, in a shell check, to bash).
+The zygote is forked first and fences itself (``_zygote``: a session of its own, a fence that
+allows ``kill(0)`` of its own group, and a Landlock signal scope that keeps it off every thread
+of the judge). Then the judge starts its parked drain thread (``_parked_thread``) and loads the
+fence on itself, naming its pid and that thread's id, so the programs a check starts and bash
+inherit it; bash adds its own pid and a Landlock scope between fork and exec (``_shellrun``).
+The judge's own code is held to it as well: a check cannot signal its own judge process
+either, nor its process group (``kill(0)``). A judge that could not load it runs nothing of the
+check (``runner_error``).
+
 ``shell``: bash runs the check as a child of this process (``_shellrun.py``); no harness
 variable or command runs in that shell before the check's last line. When bash reported the
 status of the check's last line (its own datagram, with the run's token) and that status is
@@ -70,7 +81,11 @@ def main() -> None:
     """The judge: fork the candidate's zygote, read the verifier's job, run the check, report completion with the nonce."""
     control_fd, done_fd = int(sys.argv[1]), int(sys.argv[2])
     os.set_inheritable(done_fd, False)
-    zygote = _zygote(control_fd, done_fd)  # before the nonce exists in this process
+    fence = _module("_fence")
+    zygote = _zygote(fence, control_fd, done_fd)  # before the nonce exists; it fences itself
+    worker = _parked_thread()  # the output or report drain, its id known to the fence
+    _tell_zygote(zygote, worker)
+    unfenced = _fence_self(fence, worker)  # before anything else: all this process starts has it
     spec = marshal.loads(_read_control(control_fd))  # the verifier's, never checked code's
     nonce = spec.pop("nonce")
     # Every message is built before checked code runs, which may replace anything afterwards.
@@ -84,12 +99,21 @@ def main() -> None:
     if not _nondumpable():
         write(done_fd, runner_error)
         exit_now(70)
+    if unfenced:  # nothing of the check runs where it could signal this process
+        write(2, f"\nassay: {unfenced}\n".encode("utf-8", "replace"))
+        write(done_fd, runner_error)
+        exit_now(70)
     os.chdir(spec["cwd"])
     if spec["mode"] == "shell":
         if zygote is not None:
             os.close(zygote[1])  # it reads the end of its pipe and exits
         write(done_fd, started)
-        status, reached_end, broken = _load("_shellrun")["run"](spec["code"])
+        try:
+            status, reached_end, broken = _load("_shellrun")["run"](spec["code"], fence, worker)
+        except OSError as exc:  # bash could not be started fenced: nothing of the check ran
+            write(2, f"\nassay: {exc}\n".encode("utf-8", "replace"))
+            write(done_fd, runner_error)
+            exit_now(70)
         if broken:  # the check's processes tampered with bash's report to the judge
             write(done_fd, failed)
             write(2, f"\nassay: refuted: the report channel was tampered with: {broken}\n".encode())
@@ -104,6 +128,7 @@ def main() -> None:
     check = _main_module(spec["filename"])
     _install_finder(spec["cwd"], spec["path"], zygote)
     _STATE["found"] = lambda: _found(done_fd, failed)
+    _STATE["start_thread"] = None if worker is None else worker[1]
     sys.addaudithook(_audit_hook(spec["cwd"], _STATE["refuse"]))
     _guard_extensions(_STATE["refuse"])
     write(done_fd, started)
@@ -259,6 +284,7 @@ def _install_finder(
                 _STATE["delimiter"],
                 _STATE["found"],
                 _STATE["max_reply"],
+                _STATE["start_thread"],
             )
             _AT_END.append(proxy["finish"])
             _STATE["candidate_started"] = proxy["candidate_started"]
@@ -466,12 +492,88 @@ _CODE: "dict[str, Any]" = {}
 
 
 def _preload() -> None:
-    for name in ("_proxy", "_candidate", "_tests", "_shellrun"):
+    for name in ("_proxy", "_candidate", "_fence", "_tests", "_shellrun"):
         path = _source(name)
         _CODE[path] = _code(path)
+    # A forked run's judge is pid 2 of its PID namespace (its init's first child) and in the
+    # init's process group (1), its zygote pid 3 and its parked thread 4: their fences (the
+    # judge's names the thread; the zygote's allows its own group's ``kill(0)``), built once.
+    program, machine = _module("_fence")["program"], os.uname().machine
+    program((1, 2, 4), (1,), False, machine)
+    program((1, 2, 4), (1,), True, machine)
 
 
-def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
+def _module(name: str) -> "dict[str, Any]":
+    """``_load(name)``, once per process (a template's judges inherit it)."""
+    if name not in _MODULES:
+        _MODULES[name] = _load(name)
+    return _MODULES[name]
+
+
+_MODULES: "dict[str, dict[str, Any]]" = {}
+
+
+def _parked_thread() -> "tuple[int, Callable[..., None]] | None":
+    """(its thread id, ``start``) of a thread of this process started now, before the fence,
+    that waits for one job: ``start(function, args)``, as ``_thread.start_new_thread`` (later
+    calls start new threads). The drain of the candidate's output (``_proxy``) or of bash's
+    report (``_shellrun``) runs on it, so the fence can name its id: ``kill`` given a thread's
+    id signals its whole process, and programs a python check starts are outside any Landlock
+    domain. None when no thread could be started (the fence then names no thread)."""
+    import _thread
+
+    job: list[Any] = []
+    ready, go = _thread.allocate_lock(), _thread.allocate_lock()
+    ready.acquire()
+    go.acquire()
+    tid = [0]
+
+    def park() -> None:
+        tid[0] = _thread.get_native_id()
+        ready.release()
+        go.acquire()
+        job[0](*job[1])
+
+    def start(function: "Callable[..., None]", args: "tuple[Any, ...]") -> None:
+        if job:
+            _thread.start_new_thread(function, args)
+            return
+        job[:] = [function, args]
+        go.release()
+
+    try:
+        _thread.start_new_thread(park, ())
+    except RuntimeError:
+        return None
+    ready.acquire()
+    return tid[0], start
+
+
+def _tell_zygote(
+    zygote: "tuple[int, int, int, int] | None", worker: "tuple[int, Any] | None"
+) -> None:
+    """The drain thread's id (0: none), which the zygote waits for to fence itself."""
+    if zygote is not None:
+        try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+            os.write(zygote[1], (0 if worker is None else worker[0]).to_bytes(4, "big"))
+        except OSError:
+            pass  # it is gone: a call into it fails as any dead candidate process's
+
+
+def _fence_self(fence: "dict[str, Any]", worker: "tuple[int, Callable[..., None]] | None") -> str:
+    """Load the fence (``_fence``) on this process, so on the programs a check starts, the
+    no-zygote candidate process and bash: none of them can signal this process (its pid, or
+    its drain thread's id, ``worker``), pid 1 or their process group (``kill(0)`` included:
+    they share it). Why it could not be loaded, or ""."""
+    threads = () if worker is None else (worker[0],)
+    try:
+        fence["install"]((1, os.getpid(), *threads), (os.getpgrp(),), False)
+    except OSError as exc:
+        return str(exc)
+    return ""
+
+
+def _zygote(fence: "dict[str, Any]", *inherited: int) -> "tuple[int, int, int, int] | None":
     """(pid, requests, replies, output) of a copy of this process that will run candidate code.
 
     Forked before the control message is read, so it never holds the nonce, and it closes the
@@ -479,10 +581,22 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
     writes out at the end, each line marked as the candidate's (``_proxy.finish``). It waits,
     running nothing, for the path of ``_candidate`` (the first time the check imports a
     workspace module) and then runs it; when the judge closes the pipe unused, it exits.
+
+    Forked before the judge fences itself, it fences itself at once, before reading anything:
+    ``setsid()`` (a session and process group of its own, which no process of the judge's
+    session can join, nor any of its own leave for the judge's: ``setpgid`` stays within a
+    session), then a fence protecting pid 1, the judge and the judge's group that allows
+    ``kill(0)`` (whatever it or its descendants reach with it is theirs: ``os.killpg(0)``,
+    coreutils ``timeout``), then a Landlock signal scope (``_fence.scope_signals``, where the
+    kernel has it: it cannot signal the judge's threads either, whose ids the pid fence cannot
+    name). Its fence names the judge's drain thread too (for kernels without Landlock signal
+    scoping), whose id the judge sends first on the requests pipe (``_tell_zygote``). A zygote
+    that could not fence itself exits, running nothing.
     """
     import gc
 
     gc.freeze()  # what exists now is never collected: neither copy writes it while scanning
+    judge, group = os.getpid(), os.getpgrp()
     try:
         requests_read, requests_write = os.pipe()
         replies_read, replies_write = os.pipe()
@@ -495,10 +609,21 @@ def _zygote(*inherited: int) -> "tuple[int, int, int, int] | None":
             os.close(fd)
         return pid, requests_write, replies_read, output_read
     try:
+        own_group = True
+        try:
+            os.setsid()
+        except OSError:
+            own_group = False  # still in the judge's group: kill(0) would reach it
         os.dup2(output_write, 1)
         os.dup2(output_write, 2)
         for fd in (*inherited, requests_write, replies_read, output_read, output_write):
             os.close(fd)
+        thread = _read_exactly(requests_read, 4)  # the judge's drain (``_tell_zygote``)
+        if len(thread) != 4:
+            return None
+        tid = int.from_bytes(thread, "big")
+        fence["install"]((1, judge, *((tid,) if tid else ())), (group,), own_group)
+        fence["scope_signals"]()
         head = os.read(requests_read, 4)
         size = int.from_bytes(head, "big")
         script = marshal.loads(os.read(requests_read, size)) if len(head) == 4 else None

@@ -1,7 +1,7 @@
 """``Sandbox.run``: one isolated process tree, its limits, and the facts of how it ended.
 
 The bubblewrap backend gives every run its own PID, network, IPC, UTS and cgroup namespaces, a
-read-only system, a fresh read-only /proc and /dev, a private size-capped /tmp, a cleared
+read-only system, a fresh read-only /proc and /dev, a private size-capped /tmp and /dev/shm, a cleared
 environment, an unprivileged uid, a seccomp filter (``_seccomp``) and a wall-clock kill of the
 whole tree (when the sandbox's first process dies, the kernel kills every process in its PID
 namespace, daemons included).
@@ -86,6 +86,7 @@ JUDGE_TARGET = "/.assay"
 RUNNER_TARGET = f"{JUDGE_TARGET}/runner.py"
 RUNNER_COMPILED = f"{JUDGE_TARGET}/runner.pyc"
 _MIB = 1024 * 1024
+_SHM_WITHOUT_CGROUP = 64 * _MIB  # /dev/shm when no cgroup charges it: RAM no limit counts
 RESULT_ARG = "{result}"
 """In ``run``'s argv: replaced by the number of the run's end of a private result channel (a
 unix stream socket, which unlike a pipe cannot be reopened through ``/proc/PID/fd``); what
@@ -590,6 +591,10 @@ class Sandbox:
         # ENOSPC only the run sees. Without one, ``scratch_mb`` caps it.
         size = (limits.memory_mb + 1) * _MIB if cgroup is not None else limits.scratch_mb * _MIB
         args += ["--size", str(size), "--perms", "1777", "--tmpfs", "/tmp"]
+        # /dev/shm likewise (POSIX semaphores and shared memory: multiprocessing's locks and
+        # queues, process pools), charged to the run like /tmp; without a cgroup, smaller.
+        shm = size if cgroup is not None else min(size, _SHM_WITHOUT_CGROUP)
+        args += ["--size", str(shm), "--perms", "1777", "--tmpfs", "/dev/shm"]
         judge = _judge_folder()
         if judge is not None:  # the runner compiled and its helpers, in one mount
             args += ["--ro-bind", str(judge), JUDGE_TARGET]

@@ -44,8 +44,10 @@ What it refuses, and why (EPERM unless said otherwise):
   (numbers from 0x40000000) are refused on x86-64 for the same reason.
 
 Everything else is allowed: this is a filter against escape and interference, not a whitelist of
-what a check may do. Architectures other than x86-64 and arm64 get no filter; building one
-raises ``SeccompUnsupported`` (the caller refuses untrusted code rather than run it unfiltered).
+what a check may do. Signals to the judge are refused by a second filter, the fence
+(``_fence``), which the checked code's processes alone carry: it names pids only known inside
+the run. Architectures other than x86-64 and arm64 get no filter; building one raises
+``SeccompUnsupported`` (the caller refuses untrusted code rather than run it unfiltered).
 """
 
 from __future__ import annotations

@@ -41,9 +41,17 @@ DRAIN_WAIT = 5.0  # seconds: the report channel's queue is read to its end well 
 PROTECTED_BASH = "/.assay/bash"
 
 
-def run(code: str) -> tuple[int, bool, str]:
+def run(
+    code: str, fence: "dict[str, Any]", worker: "tuple[int, Any] | None" = None
+) -> tuple[int, bool, str]:
     """(the check's status, whether bash reached the check's last line, and why the report
-    channel is not to be believed, or "" when it is)."""
+    channel is not to be believed, or "" when it is).
+
+    ``fence``: the ``_fence`` module, loaded on bash between fork and exec (its pid fence,
+    then its Landlock signal scope where the kernel has one). ``worker``: (its id, ``start``)
+    of the judge's parked thread (``_runner._parked_thread``), which drains the report: bash's
+    fence names that id too (for kernels without Landlock signal scoping). Raises OSError when
+    bash could not be started fenced (assay's failure: nothing of the check ran)."""
     import _socket
     import _thread
 
@@ -58,12 +66,8 @@ def run(code: str) -> tuple[int, bool, str]:
     ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_DGRAM)
     ours.setsockopt(_socket.SOL_SOCKET, _socket.SO_PASSCRED, 1)
     bash = PROTECTED_BASH if os.path.exists(PROTECTED_BASH) else "/bin/bash"
-    actions = [
-        (os.POSIX_SPAWN_DUP2, script_fd, SCRIPT_FD),
-        (os.POSIX_SPAWN_DUP2, theirs.fileno(), REPORT_FD),
-    ]
-    pid = os.posix_spawn(bash, ["bash", f"/dev/fd/{SCRIPT_FD}"], os.environ, file_actions=actions)
-    os.close(script_fd)
+    threads = () if worker is None else (worker[0],)
+    pid = _spawn(bash, script_fd, theirs.fileno(), fence, threads)
     reports: list[bytes] = []
     others: list[int] = []  # senders that are neither bash nor this process
     probe = b"probe " + os.urandom(16).hex().encode()
@@ -92,7 +96,7 @@ def run(code: str) -> tuple[int, bool, str]:
         finally:
             drained.release()
 
-    _thread.start_new_thread(drain, ())
+    (_thread.start_new_thread if worker is None else worker[1])(drain, ())
     _, wait_status = os.waitpid(pid, 0)
     broken = _probe(theirs, probe, _socket)
     # Stopped through ``ours``, which only this process holds: shut down for reading, it
@@ -111,6 +115,43 @@ def run(code: str) -> tuple[int, bool, str]:
         if reported.isdigit() and len(reported) <= 3:
             return int(reported), True, broken
     return os.waitstatus_to_exitcode(wait_status) % 256 or 1, False, broken
+
+
+def _spawn(
+    bash: str, script_fd: int, report_fd: int, fence: "dict[str, Any]", threads: "tuple[int, ...]"
+) -> int:
+    """Bash's pid, started fenced: it and every process the check starts can signal neither
+    the judge nor bash itself, nor their process group (``kill 0``), nor every process
+    (``_fence``), nor, where the kernel has Landlock signal scoping, any process outside bash's
+    own domain: the judge's threads (its report drain), whose ids the pid fence cannot name.
+    Forked, not ``posix_spawn``: the fence names bash's pid, known only in the
+    child. The child says why it could not exec on a close-on-exec pipe (end of file: it did)."""
+    judge, group = os.getpid(), os.getpgrp()
+    failed_read, failed_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(failed_read)
+            fence["install"]((1, judge, *threads, os.getpid()), (group,), False)
+            fence["scope_signals"]()  # one thread here: the fork's
+            os.dup2(script_fd, SCRIPT_FD)
+            os.dup2(report_fd, REPORT_FD)
+            os.execve(bash, ["bash", f"/dev/fd/{SCRIPT_FD}"], os.environ)
+        except BaseException as exc:
+            try:  # noqa: SIM105 - no contextlib in the judge: an import on every check
+                os.write(failed_write, repr(exc).encode("utf-8", "replace")[:512])
+            except BaseException:
+                pass
+        finally:
+            os._exit(127)
+    os.close(failed_write)
+    os.close(script_fd)
+    why = os.read(failed_read, 1024)
+    os.close(failed_read)
+    if why:
+        os.waitpid(pid, 0)
+        raise OSError(f"bash could not be started fenced: {why.decode('utf-8', 'replace')}")
+    return pid
 
 
 def _probe(theirs: "Any", probe: bytes, socket: "Any") -> str:

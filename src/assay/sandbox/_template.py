@@ -18,7 +18,7 @@ then back to its own), forks, and answers the request (``FORKED``). The child, p
    rlimits;
 2. makes fresh mount, network, IPC, UTS and cgroup namespaces, makes every mount private,
    attaches the run's folder read-only at its target (a detached mount the verifier made from
-   its folder: no other run's folder is ever visible), mounts a fresh size-capped ``/tmp``, a
+   its folder: no other run's folder is ever visible), mounts a fresh size-capped ``/tmp`` and ``/dev/shm``, a
    fresh ``/dev/pts`` and a fresh read-only ``/proc`` for its PID namespace, and brings up the
    loopback of its network namespace (as bubblewrap's ``--unshare-net`` does);
 3. keeps only its output pipe (stdout and stderr), ``/dev/null`` as stdin, the control and done
@@ -274,6 +274,7 @@ def _sandbox(
     os.close(folder)
     tmp = f"size={request['tmp_bytes']},mode=1777".encode()
     mount(b"tmpfs", "/tmp", b"tmpfs", MS_NOSUID | MS_NODEV, tmp)
+    mount(b"tmpfs", "/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, tmp)  # sem_open, shm_open
     pts = b"newinstance,ptmxmode=0666,mode=620"
     mount(b"devpts", "/dev/pts", b"devpts", MS_NOSUID | MS_NOEXEC, pts)
     proc = MS_NOSUID | MS_NODEV | MS_NOEXEC
