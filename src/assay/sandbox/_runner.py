@@ -81,6 +81,15 @@ def main() -> None:
     """The judge: fork the candidate's zygote, read the verifier's job, run the check, report completion with the nonce."""
     control_fd, done_fd = int(sys.argv[1]), int(sys.argv[2])
     os.set_inheritable(done_fd, False)
+    try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+        # A process group of its own, whose parent (pid 1) stays in another group of the same
+        # session: never orphaned while the judge lives. In init's group 1, which is orphaned
+        # (init's parent is outside the session), a process that stops itself and a sibling
+        # that exits make the kernel send SIGHUP to the whole group, judge and bash included,
+        # which no fence sees (adv-fence2).
+        os.setpgid(0, 0)
+    except OSError:
+        pass  # a session leader already leads its group
     fence = _module("_fence")
     zygote = _zygote(fence, control_fd, done_fd)  # before the nonce exists; it fences itself
     worker = _parked_thread()  # the output or report drain, its id known to the fence
@@ -495,12 +504,12 @@ def _preload() -> None:
     for name in ("_proxy", "_candidate", "_fence", "_tests", "_shellrun"):
         path = _source(name)
         _CODE[path] = _code(path)
-    # A forked run's judge is pid 2 of its PID namespace (its init's first child) and in the
-    # init's process group (1), its zygote pid 3 and its parked thread 4: their fences (the
-    # judge's names the thread; the zygote's allows its own group's ``kill(0)``), built once.
+    # A forked run's judge is pid 2 of its PID namespace (its init's first child) and leads its
+    # own process group (2, ``main``), its zygote pid 3 and its parked thread 4: their fences
+    # (the judge's names the thread; the zygote's allows its own group's ``kill(0)``), built once.
     program, machine = _module("_fence")["program"], os.uname().machine
-    program((1, 2, 4), (1,), False, machine)
-    program((1, 2, 4), (1,), True, machine)
+    program((1, 2, 4), (2,), False, machine)
+    program((1, 2, 4), (2,), True, machine)
 
 
 def _module(name: str) -> "dict[str, Any]":
