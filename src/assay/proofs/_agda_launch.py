@@ -37,7 +37,7 @@ RTS_LIBRARY_PREFIX = "libHSrts-"
 RTS_LIBRARY_GHC = "ghc9.6."
 
 
-class Mismatch(Exception):
+class _Mismatch(Exception):
     """Something is not what this launcher was written for: fall back to the plain script."""
 
 
@@ -54,14 +54,14 @@ def package_dir() -> Path:
     ``pkg_resources``, a tenth of a second)."""
     spec = importlib.util.find_spec("agda")
     if spec is None or not spec.submodule_search_locations:
-        raise Mismatch("the agda package is not installed in this Python")
+        raise _Mismatch("the agda package is not installed in this Python")
     return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _one(folder: Path, pattern: str) -> Path:
     found = sorted(folder.glob(pattern))
     if len(found) != 1:
-        raise Mismatch(f"{len(found)} files match {folder}/{pattern}")
+        raise _Mismatch(f"{len(found)} files match {folder}/{pattern}")
     return found[0]
 
 
@@ -70,7 +70,7 @@ def symbol_size(library: Path, name: str) -> int | None:
     ELF file itself (64-bit little-endian only); None when it is not defined there."""
     data = library.read_bytes()
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise Mismatch(f"{library.name} is not a 64-bit little-endian ELF file")
+        raise _Mismatch(f"{library.name} is not a 64-bit little-endian ELF file")
     shoff, shentsize, shnum = (
         struct.unpack_from("<Q", data, 0x28)[0],
         *struct.unpack_from("<HH", data, 0x3A),
@@ -80,7 +80,7 @@ def symbol_size(library: Path, name: str) -> int | None:
     ]
     dynsym = next((s for s in sections if s[1] == 11), None)  # SHT_DYNSYM
     if dynsym is None:
-        raise Mismatch(f"{library.name} has no dynamic symbol table")
+        raise _Mismatch(f"{library.name} has no dynamic symbol table")
     strings = sections[dynsym[6]]  # sh_link: its string table
     wanted = name.encode()
     for at in range(dynsym[4], dynsym[4] + dynsym[5], dynsym[9] or 24):
@@ -97,12 +97,12 @@ def runtime_files(package: Path) -> tuple[Path, Path]:
     binding = _one(package, "_binding*.so")
     runtime = _one(package.parent / "agda.libs", f"{RTS_LIBRARY_PREFIX}*.so")
     if RTS_LIBRARY_GHC not in runtime.name:
-        raise Mismatch(f"{runtime.name} is not GHC 9.6's runtime")
+        raise _Mismatch(f"{runtime.name} is not GHC 9.6's runtime")
     size = symbol_size(runtime, CONFIG_SYMBOL)
     if size != CONFIG_SIZE:
-        raise Mismatch(f"{CONFIG_SYMBOL} is {size} bytes in {runtime.name}, not {CONFIG_SIZE}")
+        raise _Mismatch(f"{CONFIG_SYMBOL} is {size} bytes in {runtime.name}, not {CONFIG_SIZE}")
     if symbol_size(runtime, "hs_init_ghc") is None or symbol_size(binding, "hs_agda_main") is None:
-        raise Mismatch("hs_init_ghc or hs_agda_main is not exported")
+        raise _Mismatch("hs_init_ghc or hs_agda_main is not exported")
     return binding, runtime
 
 
@@ -111,7 +111,7 @@ class _Config(ctypes.Structure):
 
 
 def tuned_main(options: list[str], args: list[str]) -> int:
-    """Agda with ``options`` given to its runtime as ``-with-rtsopts`` would; Mismatch (before
+    """Agda with ``options`` given to its runtime as ``-with-rtsopts`` would; _Mismatch (before
     the runtime starts) when anything is not as expected."""
     package = package_dir()
     binding_file, runtime_file = runtime_files(package)
@@ -122,7 +122,7 @@ def tuned_main(options: list[str], args: list[str]) -> int:
     ctypes.memmove(ctypes.byref(config), ctypes.byref(default), CONFIG_SIZE)
     enabled, opts = struct.unpack_from("<iQ", bytes(config.raw[:8]) + bytes(config.raw[16:24]))
     if enabled != SAFE_ONLY or opts != 0:
-        raise Mismatch(f"unexpected default runtime configuration ({enabled}, {opts:#x})")
+        raise _Mismatch(f"unexpected default runtime configuration ({enabled}, {opts:#x})")
     text = ctypes.create_string_buffer(" ".join(options).encode())
     struct.pack_into("<Q", config.raw, RTS_OPTS_OFFSET, ctypes.addressof(text))
     # As the package's own script does (Agda reads this exact, mixed-case name).
@@ -145,7 +145,7 @@ def check() -> str:
     """``ok`` when the tuned start would be used here, else why not (nothing is run)."""
     try:
         runtime_files(package_dir())
-    except (Mismatch, OSError, struct.error, StopIteration) as exc:
+    except (_Mismatch, OSError, struct.error, StopIteration) as exc:
         return f"fallback: {exc}"
     return "ok"
 
@@ -168,7 +168,7 @@ def main(argv: list[str]) -> int:
     if options:
         try:
             return tuned_main(options, args)
-        except (Mismatch, OSError, AttributeError, ValueError, struct.error, StopIteration):
+        except (_Mismatch, OSError, AttributeError, ValueError, struct.error, StopIteration):
             pass  # silently: Agda's output must be the plain script's (it is read for holes)
     return plain_main(args)
 
