@@ -41,7 +41,7 @@ from assay.prove._folder import prove_folder
 from assay.sandbox import Limits, Sandbox
 from tests.helpers import run_kind
 from tests.proofs.test_agda import HEADER, LIMITS, PRELUDE
-from tests.proofs.test_agda_runtime import STDLIB_HEADER
+from tests.proofs.test_agda_runtime import STDLIB_HEADER, comm_plan
 
 TUNED = Config(agda_toolchain="pypi", agda_tuned_runtime=True, judgment_cache="off")
 PLAIN = Config(agda_toolchain="pypi", agda_tuned_runtime=False, judgment_cache="off")
@@ -244,18 +244,7 @@ def test_the_nursery_never_refutes_honest_work_under_limits_as_rules(tmp_path: P
 def test_an_address_space_limit_is_not_a_crash_of_the_work(config: Config) -> None:
     _tuned()
     rlimit_only = Sandbox(backend="bwrap", cgroups=False)
-    solution = (
-        f"module Solution where\n\n{STDLIB_HEADER}\nimport Data.Nat.Properties\n\n"
-        "comm : ∀ (m n : ℕ) → m + n ≡ n + m\ncomm m n = Data.Nat.Properties.+-comm m n\n"
-    )
-    plan = plan_for(
-        "agda",
-        solution,
-        statement="∀ (m n : ℕ) → m + n ≡ n + m",
-        name="comm",
-        header=STDLIB_HEADER,
-        config=config,
-    )
+    plan = comm_plan("m n", config)
     limits = Limits(timeout=240, memory_mb=1024)
     verdict = judge("agda", plan, rlimit_only, limits, config=config).verdict
     assert verdict is not None

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from assay._config import Config
-from assay.proofs import agda_toolchain, judge, plan_for
+from assay.proofs import Plan, agda_toolchain, judge, plan_for
 from assay.proofs._agda_launch import CONFIG_SIZE, CONFIG_SYMBOL, split_rts, symbol_size
 from assay.proofs._agda_toolchain import LAUNCHER, PYPI_RTS_OPTIONS, pypi_launch, pypi_launcher
 from assay.proofs._toolchain import Toolchain
@@ -178,6 +178,19 @@ STDLIB_HEADER = (
     "open import Relation.Binary.PropositionalEquality using (_≡_)\n"
     "open import Data.Nat using (ℕ; _+_)"
 )
+COMM = "∀ (m n : ℕ) → m + n ≡ n + m"
+
+
+def comm_plan(arguments: str, config: Config) -> Plan:
+    """The judgment of a solution of ``COMM`` by agda-stdlib's ``+-comm`` applied to
+    ``arguments`` (``m n`` checks; ``+-comm n m`` has type ``n + m ≡ m + n``)."""
+    solution = (
+        f"module Solution where\n\n{STDLIB_HEADER}\nimport Data.Nat.Properties\n\n"
+        f"comm : {COMM}\ncomm m n = Data.Nat.Properties.+-comm {arguments}\n"
+    )
+    return plan_for(
+        "agda", solution, statement=COMM, name="comm", header=STDLIB_HEADER, config=config
+    )
 
 
 @pytest.mark.slow
@@ -185,23 +198,11 @@ STDLIB_HEADER = (
 def test_a_stdlib_judgment_agrees_tuned_and_plain(
     arguments: str, green: bool, sandbox: Sandbox
 ) -> None:
-    """The library-importing judgment the options were tuned on (PyPI Agda, seconds each):
-    ``+-comm n m`` has type ``n + m ≡ m + n``, not the statement's."""
-    solution = (
-        f"module Solution where\n\n{STDLIB_HEADER}\nimport Data.Nat.Properties\n\n"
-        f"comm : ∀ (m n : ℕ) → m + n ≡ n + m\ncomm m n = Data.Nat.Properties.+-comm {arguments}\n"
-    )
+    """The library-importing judgment the options were tuned on (PyPI Agda, seconds each)."""
     verdicts: list[object] = []
     for tuned in (True, False):
         config, _ = _toolchain("pypi", tuned)
-        plan = plan_for(
-            "agda",
-            solution,
-            statement="∀ (m n : ℕ) → m + n ≡ n + m",
-            name="comm",
-            header=STDLIB_HEADER,
-            config=config,
-        )
+        plan = comm_plan(arguments, config)
         verdict = judge("agda", plan, sandbox, LIMITS, config=config).verdict
         assert verdict is not None and verdict.green == green, verdict
         verdicts.append((verdict.finding, verdict.exit_code, verdict.files, verdict.diagnostics))
