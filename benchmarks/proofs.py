@@ -67,9 +67,20 @@ def share(judged: float, bare_time: float) -> str:
     return f"{(judged - bare_time) / judged:+.1%}"
 
 
+def paired(judged: list[float], bare_times: list[float]) -> str:
+    """The harness's share from each round's judgment and the bare run just before it: the
+    median of those paired shares and their quartiles. A machine whose speed drifts over minutes
+    moves both runs of a round alike, so the pairs are steadier than a difference of medians."""
+    shares = sorted((j - b) / j for j, b in zip(judged, bare_times, strict=True))
+    if len(shares) < 4:
+        return f"paired {statistics.median(shares):+.1%}"
+    low, _, high = statistics.quantiles(shares, n=4)
+    return f"paired {statistics.median(shares):+.1%} (quartiles {low:+.1%} .. {high:+.1%})"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument(
         "--builtin", action="store_true", help="a builtin-only file instead of the stdlib one"
     )
@@ -141,15 +152,14 @@ def measure(config: Config, builtin: bool, runs: int) -> tuple[float, float]:
     peaks: dict[str, int] = {"bare": 0, "bare tuned": 0}
     cpus: dict[str, list[float]] = {"bare": [], "bare tuned": []}
     differs = plans["tuned"].steps != plans["plain"].steps  # Debian's: no options (the same)
-    bare_runs = [("bare", plans["plain"].steps[0]), ("bare tuned", plans["tuned"].steps[0])]
-    judged_runs = [("tuned", config), ("plain", plain_config)]
+    pairs = [("bare tuned", "tuned", config), ("bare", "plain", plain_config)]
     for _ in range(runs):  # interleaved, so a busy moment falls on every column alike
-        for label, step in bare_runs[: 2 if differs else 1]:
-            elapsed, cpu, peak = bare(step, plans["plain"].files)
-            times[label].append(elapsed)
-            cpus[label].append(cpu)
-            peaks[label] = max(peaks[label], peak)
-        for label, chosen in judged_runs[: 2 if differs else 1]:
+        # Each judgment right after the same command bare: the pair shares the machine's moment.
+        for bare_label, label, chosen in pairs if differs else [("bare", "tuned", config)]:
+            elapsed, cpu, peak = bare(plans[label].steps[0], plans["plain"].files)
+            times[bare_label].append(elapsed)
+            cpus[bare_label].append(cpu)
+            peaks[bare_label] = max(peaks[bare_label], peak)
             start = time.perf_counter()
             verdict = judge("agda", plans[label], sandbox, limits, config=chosen).verdict
             times[label].append(time.perf_counter() - start)
@@ -211,17 +221,20 @@ def measure(config: Config, builtin: bool, runs: int) -> tuple[float, float]:
         print(
             f"  assay judgment, tuned (the default)  {judged * 1000:8.0f} ms  "
             f"harness share {share(judged, med['bare tuned'])} vs the same command bare, "
+            f"{paired(times['tuned'], times['bare tuned'])}; "
             f"{share(judged, med['bare'])} vs plain bare (target < 2%)"
         )
         print(
             f"  assay judgment, plain runtime        {med['plain'] * 1000:8.0f} ms  "
-            f"harness share {share(med['plain'], med['bare'])} vs the same command bare; "
+            f"harness share {share(med['plain'], med['bare'])} vs the same command bare, "
+            f"{paired(times['plain'], times['bare'])}; "
             f"tuned / plain judgment {judged / med['plain']:.2f}x"
         )
     else:
         print(
             f"  assay judgment (no runtime options)  {judged * 1000:8.0f} ms  "
-            f"harness share {share(judged, med['bare'])} vs the same command bare (target < 2%)"
+            f"harness share {share(judged, med['bare'])} vs the same command bare, "
+            f"{paired(times['tuned'], times['bare'])} (target < 2%)"
         )
     print(f"  cached verdict                       {hit_time * 1000:10.3f} ms   (target < 5 ms)")
     print(

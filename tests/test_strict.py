@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+import json
 import math
+import sys
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay._strict import StrictJSONError, loads_strict, strict_equal
+from assay._strict import JSON_DEPTH_LIMIT, StrictJSONError, loads_strict, strict_equal
 
 
 @pytest.mark.parametrize(
@@ -108,3 +110,37 @@ def test_a_bool_never_equals_a_number_inside_any_structure(value: Any) -> None:
 def test_loads_strict_refuses(text: str, message: str) -> None:
     with pytest.raises(StrictJSONError, match=message.replace("(", r"\(")):
         loads_strict(text)
+
+
+def _nested(depth: int, inner: str = "") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+@pytest.mark.parametrize("data", [str, str.encode])
+def test_nesting_past_the_limit_is_refused_whoever_parses(data: Any) -> None:
+    """The limit is a number, not what is left of the caller's stack: the same depth reads the
+    same from a shallow and from a deep caller."""
+
+    def at_depth(frames: int, text: str | bytes) -> Any:
+        return at_depth(frames - 1, text) if frames else loads_strict(text)
+
+    limit = sys.getrecursionlimit()
+    for frames in (0, limit // 4):
+        assert loads_strict(data(_nested(JSON_DEPTH_LIMIT))) == json.loads(
+            _nested(JSON_DEPTH_LIMIT)
+        )
+        assert at_depth(frames, data(_nested(JSON_DEPTH_LIMIT))) is not None
+        with pytest.raises(StrictJSONError, match=f"deeper than {JSON_DEPTH_LIMIT} levels"):
+            at_depth(frames, data(_nested(JSON_DEPTH_LIMIT + 1)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({"s": "[" * 500}),  # brackets inside a string are text
+        json.dumps({"s": '\\"' + "{" * 300}),  # after an escaped quote, still inside the string
+        json.dumps([{"a": [1, {"b": "]]]]" * 50}]} for _ in range(200)]),  # wide, not deep
+    ],
+)
+def test_brackets_that_do_not_nest_are_not_counted(text: str) -> None:
+    assert loads_strict(text) == json.loads(text)

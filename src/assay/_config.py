@@ -36,11 +36,13 @@ class Config(BaseModel):
     agda_stdlib: str = Field("/usr/share/agda-stdlib", pattern=r"^/")
     """The Agda standard library that Agda proofs may import (its sources and interfaces); an
     absolute path, so the verifier and the sandbox read the same folder."""
-    agda_toolchain: Literal["auto", "debian", "pypi"] = "debian"
-    """Which Agda judges: "debian" (``agda`` on PATH, Agda 2.6.2.2, with ``agda_stdlib``),
-    "pypi" (Agda 2.6.4.3 from PyPI in this Python's environment, with ``agda_pypi_stdlib``: about
-    3x faster here), or "auto": the PyPI one when it and its library copy are installed
-    (``scripts/agda-toolchain``), else Debian's. Every verdict names the binary and version."""
+    agda_toolchain: Literal["auto", "debian", "pypi"] = "auto"
+    """Which Agda judges: "auto" (the default): the PyPI one when it and its library copy are
+    installed (``scripts/agda-toolchain``), with Debian's for a file importing a module that
+    copy lacks (and as the fallback when the PyPI one cannot load its library), else Debian's;
+    "debian" (``agda`` on PATH, Agda 2.6.2.2, with ``agda_stdlib``); "pypi" (Agda 2.6.4.3 from
+    PyPI in this Python's environment, with ``agda_pypi_stdlib``: about 3x faster here). Every
+    verdict names the binary, version and command of the Agda that judged."""
     agda_tuned_runtime: bool = True
     """Start Agda's runtime with the garbage-collector options ``_agda_toolchain`` chose by
     measurement (a larger nursery: the collector took about 45 % of a stdlib judgment with the

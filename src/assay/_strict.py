@@ -11,6 +11,14 @@ non-zero literal that underflows to ``0.0`` (``1e-999``), an integer too long to
 duplicate keys. Every JSON assay reads (task files, answers, workspace files, checker output,
 ``assay verify`` inputs) goes through ``loads_strict``.
 
+Nesting is capped at ``JSON_DEPTH_LIMIT`` levels before parsing. Without a cap, the depth at
+which a document is refused (Python's recursion limit, less the frames of whoever is calling)
+depends on the caller's stack: the same submission was verified through one interface and
+refuted through another. A fixed cap, well inside the recursion limit, gives every interface the
+same reading; a reader whose own code recurses deeper per level (a schema validator) passes a
+lower one. Envelopes (a request body, a batch line) pass ``max_depth=None``: the work inside them
+is capped where it is judged, and one deep value stays its own item's problem.
+
 It lives on the ground floor (beside ``_errors``) because every layer reads JSON: the sandbox
 reads checker results and fixtures with it, the checks read answers and workspace files.
 """
@@ -19,6 +27,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from assay._errors import InvalidInput
@@ -70,6 +80,57 @@ def strict_equal(expected: Any, actual: Any, tolerance: float | None = None) -> 
     return True
 
 
+JSON_DEPTH_LIMIT = 500
+"""The deepest nesting of arrays and objects read by default; deeper is refused, whoever asks
+(half the interpreter's recursion limit: room for any caller's own frames)."""
+_TOKENS = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)|[\[\]{}]', re.DOTALL)
+"""A string (possessive: an unterminated one runs to the end in one linear pass, never retried
+from each later quote) or a bracket."""
+
+
+def nesting_depth_over(text: str, limit: int = JSON_DEPTH_LIMIT) -> bool:
+    """Whether ``text``'s arrays and objects nest deeper than ``limit`` (strings skipped whole,
+    so a bracket inside one does not count). Exact for valid JSON, which is all that matters:
+    invalid JSON is refused by the parser anyway. Counting brackets first keeps the common case
+    at C speed; the scan after it is linear in the text."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for token in _TOKENS.finditer(text):
+        mark = token.group()[:1]
+        if mark in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif mark in "]}":
+            depth -= 1
+    return False
+
+
+def rebuild(value: Any, visit: Callable[[Any], tuple[Any, bool]]) -> Any:
+    """``value`` rebuilt without recursion. ``visit(node)`` gives ``(new, descend)``: with
+    ``descend`` false ``new`` takes the node's place; with it true ``new`` is a mapping (rebuilt
+    as a dict, keys in order) or a list or tuple (rebuilt as a list) whose items are visited in
+    turn. Data nested a few hundred levels (within ``JSON_DEPTH_LIMIT``) would otherwise meet
+    the recursion limit at a depth set by the caller's stack, as ``strict_equal`` would."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    while stack:
+        node, parent, key = stack.pop()
+        new, descend = visit(node)
+        if not descend:
+            parent[key] = new
+        elif isinstance(new, Mapping):
+            rebuilt: dict[Any, Any] = dict.fromkeys(new)
+            parent[key] = rebuilt
+            stack.extend((inner, rebuilt, name) for name, inner in new.items())
+        else:
+            items: list[Any] = [None] * len(new)
+            parent[key] = items
+            stack.extend((inner, items, index) for index, inner in enumerate(new))
+    return root[0]
+
+
 class StrictJSONError(InvalidInput, ValueError):
     """Why a text is not strict JSON: the line and column, the duplicate key or the constant.
 
@@ -106,9 +167,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON, refusing NaN/Infinity and duplicate keys, which plain ``json`` accepts."""
+def loads_strict(text: str | bytes, max_depth: int | None = JSON_DEPTH_LIMIT) -> Any:
+    """Parse JSON, refusing NaN/Infinity and duplicate keys, which plain ``json`` accepts, and
+    nesting deeper than ``max_depth`` (None: only Python's own recursion limit)."""
     try:
+        if isinstance(text, bytes):  # decoded as json.loads decodes (UTF-8, -16 or -32), so the
+            text = text.decode(json.detect_encoding(text), "surrogatepass")  # scan reads its text
+        if max_depth is not None and nesting_depth_over(text, max_depth):
+            raise StrictJSONError(f"arrays and objects nest deeper than {max_depth} levels")
         return json.loads(
             text,
             parse_constant=_refuse_constant,

@@ -282,11 +282,12 @@ def test_the_lane_through_the_launcher_never_solves_a_false_obligation(tmp_path:
 
 
 def test_the_launcher_runs_isolated_by_the_package_scripts_python() -> None:
-    """The launch names the interpreter of the ``agda`` script, ``-I`` and the launcher, so the
-    verdict's command re-runs outside assay with the same Python and options."""
+    """The launch names the interpreter of the ``agda`` script, ``-I -S`` and the launcher, so
+    the verdict's command re-runs outside assay with the same Python and options (``-S``: no
+    ``site``; the launcher finds the package itself)."""
     found = _tuned()
     launcher = pypi_launcher()
     assert launcher is not None
     shebang = launcher.read_text().splitlines()[0].removeprefix("#!")
-    assert found.launch[:3] == (shebang, "-I", str(LAUNCHER))
-    assert found.launch[3:] == ("+RTS", *PYPI_RTS_OPTIONS, "-RTS")
+    assert found.launch[:4] == (shebang, "-I", "-S", str(LAUNCHER))
+    assert found.launch[4:] == ("+RTS", *PYPI_RTS_OPTIONS, "-RTS")

@@ -13,12 +13,15 @@ bytes (CRLF, a trailing space, a BOM, a tab) or with the other obligation still 
 real loop on a file where an absurd split closes one obligation and the other (false) stays open.
 
 No soundness finding: every attack on the evidence is refused. Findings are false rejects of
-the reader (strict xfails, asserting the right reading, except the first, fixed): a ``_ : T``
+the reader (strict xfails asserting the right reading until fixed): a ``_ : T``
 anonymous definition above (PLFA's style for tests) made every later clause unreadable (the real
 loop then left a true ``plus-zero`` unsolved); signatures the reader does not see (``_::_ : …``, ``bad bad2 : …``) or
 sees wrongly (inside ``{- … -}``) leave honest clauses unsplit; and two answers Agda really gives
 (recorded from Agda 2.6.4.3) are refused: dot patterns ``.(suc _)`` (an indexed family split with
-explicit indices) and a record pattern ``record { a = a ; b = b }``.
+explicit indices) and a record pattern ``record { a = a ; b = b }``. All fixed (cs3), and
+the tests pass as ordinary tests: signatures are read among Agda's own tokens (comments are
+whitespace), and ``read_clause`` reads a dot pattern ``.(…)`` and a record pattern
+``record { f = p ; … }`` as one atom each (a ``;`` only between a record pattern's fields).
 
 Offline tests read text only; the ``slow`` ones (4 cases) judge with the PyPI Agda, about 15 s.
 """
@@ -87,7 +90,7 @@ def test_a_clause_is_given_to_its_own_definition_or_to_none(name: str) -> None:
     assert _owner(body) == owner
 
 
-# --- findings: honest clauses the reader refuses (false rejects) -------------------------------
+# --- findings: honest clauses the reader refused (false rejects; fixed by cs3) -----------------
 
 MISSED = {
     # `_SIGNATURE` excludes `:` from a name, but Agda accepts `_::_` (checked: Agda 2.6.2.2)
@@ -105,10 +108,6 @@ MISSED = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-cs2: the reader refuses an honest clause (false reject: term moves only)",
-)
 @pytest.mark.parametrize("name", sorted(MISSED))
 def test_an_honest_clause_is_read_as_its_definitions(name: str) -> None:
     body, owner = MISSED[name]
@@ -122,14 +121,9 @@ LE = (
 DOTTED = ["up .zero n z≤n = ?", "up .(suc _) .(suc _) (s≤s p) = ?"]
 """Agda's own answer (2.6.4.3, ``Cmd_make_case``, recorded here) to splitting ``p`` in
 ``up : (m n : Nat) → m ≤ n → m ≤ suc n`` / ``up m n p = {! !}``: the indices become dot
-patterns, ``.(suc _)`` a bracket glued to its dot, which ``read_clause`` refuses."""
+patterns, ``.(suc _)`` a bracket glued to its dot (``read_clause`` refused it until cs3)."""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-cs2: a dot pattern `.(suc _)` (Agda's split of an indexed family with explicit "
-    "indices) is refused, so the split is never judged (false reject)",
-)
 def test_agdas_split_of_an_indexed_family_is_read_as_clauses() -> None:
     text = _module("Dot", LE + "up : (m n : Nat) → m ≤ n → m ≤ suc n\nup m n p = {! !}\n")
     span = clause_span(text, holes(text)[0])
@@ -141,11 +135,6 @@ def test_agdas_split_of_an_indexed_family_is_read_as_clauses() -> None:
 RECORD = "record P : Set where\n  field\n    a : Nat\n    b : Nat\nopen P\n\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-cs2 (low): a record pattern `record { a = a ; b = b }` (Agda's split of a record "
-    "without a constructor) is refused for its `record` and its bracketed `;` (false reject)",
-)
 def test_agdas_split_of_a_record_without_a_constructor_is_read_as_a_clause() -> None:
     """Agda 2.6.4.3's answer to splitting ``p`` in ``sw p = {! !}`` (recorded): one clause whose
     ``;`` is inside the record pattern's braces, not between declarations."""

@@ -1,8 +1,8 @@
 """Getting past the fence after fence-fix (adv-fence2, session 8): the kernel signals the judge
 on the candidate's behalf, and neither seccomp nor Landlock sees it.
 
-Found here (the first fixed in session 8 as suggested below, its tests now pass; the second a
-strict xfail; attacks that fail are ordinary passing tests):
+Found here (the first fixed in session 8 as suggested below, the second in session 9 (sbx3);
+their tests now pass; attacks that fail are ordinary passing tests):
 
 1. **The orphaned process group's SIGHUP.** Inside a run, pid 1, the judge and bash all sit in
    process group 1 of session 1, whose every member's parent is in the group (or outside the
@@ -27,9 +27,10 @@ strict xfail; attacks that fail are ordinary passing tests):
    zygote, a session leader (``setsid``), and ``setpgid`` on a session leader is EPERM. A right
    answer whose code makes itself a group leader (to ``killpg`` its helpers later) raises
    ``PermissionError``: refuted. (The zygote was a session leader before fence-fix too, from the
-   ``setsid`` just before it ran ``_candidate``; fence-fix kept it.) Fix: the zygote forks once
-   more after ``setsid`` (the candidate's process a member, not the leader, of the new session),
-   or document it.
+   ``setsid`` just before it ran ``_candidate``; fence-fix kept it.) Fixed (sbx3): the zygote
+   forks the candidate's process once more and exits, and the judge (a child subreaper for that
+   moment) adopts it: a member, not the leader, of the new session. Near misses: its own group
+   still cannot reach the judge or join its group, and the judge still reads how it ended.
 
 """
 
@@ -106,18 +107,13 @@ STARTED_SACRIFICE = (
 
 @needs_cgroup
 @PATHS
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (session 8): the judge survives the orphaning now, but a python check's own "
-    "AssertionError after a program it started moved a limit counter (an OOM-killed child) "
-    "ends inconclusive: the judge exits 1 without a 'failed' report and the counter names a "
-    "limit. Pre-existing and independent of the orphaning: the same program without it "
-    "(STARTED_SACRIFICE, then print 41) gives the same inconclusive. Fix: the runner reports "
-    "the check's own exception as 'failed' (as a shell check's failing last line decides)",
-)
 def test_a_program_the_check_starts_cannot_orphan_the_judges_group(
     zygote: bool, tmp_path: Path
 ) -> None:
+    """Closed (sbx3): the judge survives the orphaning (its own group), and the check's own
+    AssertionError is reported as its conclusion (``failed``) although a program it started
+    moved a limit counter (its OOM-killed child) first: tests/adversarial/
+    test_masking_attacks.py section 6 has the near misses."""
     solve = STARTED_SACRIFICE + ORPHAN + "time.sleep(1)\nprint(41)\n"
     outcome = run(tmp_path, {"solve.py": solve}, {"kind": "python", "code": STARTED_CHECK}, zygote)
     assert outcome.status is R, outcome.detail
@@ -158,26 +154,84 @@ SETPGRP = {
 
 @PATHS
 @pytest.mark.parametrize("case", sorted(SETPGRP))
-@pytest.mark.xfail(
-    strict=True, reason="adv-fence2: the candidate's process is a session leader: setpgid EPERM"
-)
 def test_an_honest_candidate_that_makes_its_own_group(
     case: str, zygote: bool, tmp_path: Path
 ) -> None:
+    """Closed (sbx3): the zygote forks the candidate's process after ``setsid``, so it is a
+    member of the new session, not its leader."""
     code = "from solution import answer\nassert answer() == 42"
     files = {"solution.py": SETPGRP[case]}
     outcome = run(tmp_path, files, {"kind": "python", "code": code}, zygote)
     assert outcome.status is V, outcome.detail
 
 
+# Near misses of that fix: the candidate's process is no longer the session's leader, but the
+# session, the fence and the scope hold. Each answers 42 only if every expectation held, and
+# prints what did not.
+OWN_GROUP = """import os, signal, subprocess, sys
+def group_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[1]), int(fields[2])  # its parent, its group
+def answer():
+    wrong = []
+    judge = os.getppid()  # the zygote forked it and exited: the judge adopted it
+    if os.getsid(0) in (os.getpid(), judge):
+        wrong.append("a session's leader, or in the judge's session")
+    judges_group, session = group_of(judge)[1], os.getsid(0)
+    os.setpgrp()  # a group of its own: allowed now
+    if os.getpgrp() != os.getpid() or os.getsid(0) != session:
+        wrong.append("own group")
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    os.kill(0, signal.SIGUSR1)  # its own group
+    signal.signal(signal.SIGTERM, lambda *a: None)  # handled here, default in its helper
+    helper = subprocess.Popen(["sleep", "30"])  # in its group
+    os.killpg(0, signal.SIGTERM)
+    helper.wait()
+    for target in (judge, -judges_group, 1, -1):
+        try:
+            os.kill(target, 0)
+            wrong.append(f"reached {target}")
+        except PermissionError:
+            pass
+    for group in (judges_group, 1):
+        try:
+            os.setpgid(0, group)
+            wrong.append(f"joined group {group}")
+        except OSError:
+            pass
+    child = os.fork()
+    if child == 0:  # a session of its own, once more: allowed, and still fenced
+        os.setsid()
+        try:
+            os.kill(judge, 0)
+        except PermissionError:
+            os._exit(0)
+        os._exit(1)
+    if os.waitpid(child, 0)[1] != 0:
+        wrong.append("reached the judge from a new session")
+    if wrong:
+        print(wrong, file=sys.stderr)
+        return wrong
+    return 42
+"""
+
+
 @PATHS
-def test_an_honest_candidate_that_signals_its_own_group_with_sighup(
-    zygote: bool, tmp_path: Path
-) -> None:
-    solution = (
-        "import os, signal\ndef answer():\n    signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
-        "    os.killpg(os.getpgrp(), signal.SIGHUP)\n    return 42\n"
-    )
+def test_a_candidate_with_its_own_group_is_still_fenced(zygote: bool, tmp_path: Path) -> None:
     code = "from solution import answer\nassert answer() == 42"
-    outcome = run(tmp_path, {"solution.py": solution}, {"kind": "python", "code": code}, zygote)
+    outcome = run(tmp_path, {"solution.py": OWN_GROUP}, {"kind": "python", "code": code}, zygote)
     assert outcome.status is V, outcome.detail
+
+
+# The zygote that leads the session forks the candidate's process and exits; the judge adopts it
+# (a child subreaper for that moment), so it is still the judge that reads how it ended.
+DIES = "import os, signal\ndef answer():\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+
+
+@PATHS
+def test_the_judge_reads_how_the_candidates_process_ended(zygote: bool, tmp_path: Path) -> None:
+    code = "from solution import answer\nassert answer() == 42"
+    outcome = run(tmp_path, {"solution.py": DIES}, {"kind": "python", "code": code}, zygote)
+    assert outcome.status is R, outcome.detail
+    assert "ended during a call (exit status -9)" in outcome.detail, outcome.detail

@@ -200,7 +200,14 @@ OOM_CASES = {
 @pytest.mark.xfail(
     strict=True,
     reason="adv-fence: tmpfs pages count in the cgroup but in nobody's RSS, so the OOM killer "
-    "picks the judge (the largest process) while it verifies a wrong answer",
+    "picks the judge (the largest process) while it verifies a wrong answer. Open (sbx3, "
+    "session 9): oom_score_adj cannot do it (lowering needs CAP_SYS_RESOURCE, children inherit "
+    "the judge's value and /proc is read-only in a run, so nothing can raise theirs back; a run "
+    "whose processes are all -1000 cannot be OOM-killed at all); it needs the candidate's "
+    "processes (zygote, bash and all it starts, programs a python check starts: the judge's "
+    "children, which inherit its cgroup) in a nested memory cgroup below the judge's, joined "
+    "through descriptors the verifier opens, on both run paths and cgroup v1 (this machine) and "
+    "v2; in a shell check bash is then the OOM killer's pick inside that group",
 )
 @needs_cgroup
 @PATHS

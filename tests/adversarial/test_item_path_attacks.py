@@ -5,14 +5,17 @@ kinds that declare no ``verifier_fields``, and ``assay batch`` skipping the re-e
 
 The attacker wants wrong work called ``verified``, a verdict that differs between the HTTP
 service, ``assay batch`` and in-process judging, an invalid item accepted silently, or one
-item's fault failing a batch. Findings (F1 stays a strict xfail asserting the right behaviour; F2, F3 and F4 are fixed and
-their tests pass):
+item's fault failing a batch. Findings (all four fixed; their tests pass):
 
 - F1: an answer's nesting depth decides its verdict by the caller's Python stack depth. The
   answer kinds read the answer with ``loads_strict``, whose limit is the interpreter's recursion
   limit minus the frames already on the stack, so an answer nested ~900-1000 deep is read (and
   verified) in one interface and "not a strict JSON submission: RecursionError" (refuted) in
   another; the candidate picks the depth. Not caused by svcspeed2's change (it predates it).
+  Fixed (session 9): ``loads_strict`` refuses nesting past ``JSON_DEPTH_LIMIT`` (500) before
+  parsing, whoever calls; ``json_schema`` reads its document and schema with a lower cap
+  (``SCHEMA_DEPTH_LIMIT``, 150), so the validator's own recursion never meets the interpreter's
+  limit.
 - F2: a ``dict`` subclass whose ``items``/``get`` lie (Python API only): the model reads the
   dict's real storage, while ``Episode.body`` (the fingerprint, the JSON proof) is built from
   ``data.items()``, so the body describes other work than the work judged. The removed
@@ -53,7 +56,8 @@ from starlette.testclient import TestClient
 
 from assay import CheckContext, Config, build_checks, run_checks
 from assay._errors import InvalidInput
-from assay._strict import StrictJSONError, loads_strict
+from assay._strict import JSON_DEPTH_LIMIT, StrictJSONError, loads_strict
+from assay.checks._kinds._json_schema import SCHEMA_DEPTH_LIMIT
 from assay.checks._registry import Kind, all_kinds
 from assay.checks._spec import Spec
 from assay.episodes import judge_item, parse_episode
@@ -77,8 +81,9 @@ def service() -> Iterator[TestClient]:
 
 # --- F1: the answer's nesting depth against the caller's stack depth ----------------------
 
-DEPTHS = range(880, 1000, 2)
-"""Around the interpreter's recursion limit (1000): each interface's threshold lies in here."""
+DEPTHS = [*range(JSON_DEPTH_LIMIT - 8, JSON_DEPTH_LIMIT + 8), *range(880, 1000, 8)]
+"""Around the fixed limit, and around the interpreter's recursion limit (1000), where each
+interface's threshold lay before the limit."""
 
 
 def _deep_answer(depth: int) -> str:
@@ -154,11 +159,6 @@ def _statuses_by_assay_batch(tmp_path: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-svc2 F1: loads_strict's depth limit is the caller's remaining Python stack, so "
-    "the same deep answer is verified in one interface and refuted in another",
-)
 def test_an_answers_nesting_gets_one_verdict_on_every_interface(
     service: TestClient, tmp_path: Path
 ) -> None:
@@ -179,8 +179,9 @@ def test_an_answers_nesting_gets_one_verdict_on_every_interface(
     assert not differing, differing
 
 
-SCHEMA_DEPTHS = range(220, 262)
-"""Around where jsonschema's recursive validator (a few frames a level) meets the limit."""
+SCHEMA_DEPTHS = [*range(SCHEMA_DEPTH_LIMIT - 6, SCHEMA_DEPTH_LIMIT + 6), *range(220, 262, 3)]
+"""Around the fixed limit, and around where jsonschema's recursive validator (a few frames a
+level) met the interpreter's limit before it."""
 
 
 def _schema_items(root: Path) -> list[dict[str, Any]]:
@@ -196,11 +197,6 @@ def _schema_items(root: Path) -> list[dict[str, Any]]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="adv-svc2 F1: json_schema refutes a document 'nested too deeply' at a depth that "
-    "depends on the caller's stack, so interfaces disagree near the limit",
-)
 def test_a_workspace_documents_nesting_gets_one_verdict_on_every_interface(
     tmp_path: Path,
 ) -> None:
@@ -237,12 +233,16 @@ def test_a_workspace_documents_nesting_gets_one_verdict_on_every_interface(
         if len({found[i] for found in by_interface.values()}) > 1
     }
     assert not differing, differing
+    statuses = dict(zip(SCHEMA_DEPTHS, by_interface["judge_item"], strict=True))
+    assert statuses[SCHEMA_DEPTH_LIMIT] == "verified"
+    assert statuses[SCHEMA_DEPTH_LIMIT + 1] == "refuted"
 
 
 def test_the_depths_tried_reach_both_verdicts() -> None:
     """F1's range is not vacuous: shallow answers are verified, answers past the limit not."""
-    statuses = _statuses_in_process()
-    assert statuses[0] == "verified"
+    statuses = dict(zip(DEPTHS, _statuses_in_process(), strict=True))
+    assert statuses[JSON_DEPTH_LIMIT - 1] == "verified"  # the answer object adds one level
+    assert statuses[JSON_DEPTH_LIMIT] == statuses[JSON_DEPTH_LIMIT + 7] == "refuted"
     checks = build_checks(KEY_CHECKS)
     too_deep = run_checks(checks, CheckContext(answer=_deep_answer(5000))).status.value
     assert too_deep == "refuted"  # never verified: refusing to read is never a pass

@@ -25,7 +25,7 @@ from assay import CheckContext, Outcome, build_check
 from assay.sandbox import Sandbox
 from assay.sandbox._cgroup import hierarchy
 from tests.adversarial.code_checks import workspace
-from tests.helpers import R, V
+from tests.helpers import I, R, V
 
 CHECK = "from solution import answer\nassert answer() == 42"
 
@@ -438,3 +438,142 @@ def test_a_candidate_cannot_stop_the_template(tmp_path: Path) -> None:
     outcome = run(tmp_path / "b", {"solution.py": right}, {"kind": "python", "code": CHECK})
     assert outcome.status is V, outcome.detail
     assert time.monotonic() - started < 5  # no wait on a hung template (ANSWER_WAIT)
+
+
+# 6. A python check's own failure on the output of a program it started ------------------------
+#
+# The check never imports the candidate: it runs ``solve.py`` and compares what it printed. The
+# program first moves a limit counter (a child of its own OOM-killed), then prints 41 and exits
+# normally. The judge used to report the check's own exception by its exit code only, so the
+# counter named a limit: inconclusive (adv-fence2). Closed (sbx3): the runner reports the check's
+# own exception as ``failed`` unless it may be a limit's consequence (``_runner._cut_short``): a
+# resource error in its chain, the judge's own MemoryError, the check's own subprocess timeout,
+# or a program the judge waited for that ended as a limit ends a process (SIGKILL, SIGXCPU,
+# SIGXFSZ, or a shell's 128 + one of them). Near misses keep those a limit.
+
+OOM_CHILD = (
+    "import subprocess, sys\n"
+    "subprocess.run([sys.executable, '-c', 'b = []\\nwhile True: b.append(bytearray(16 << 20))'],"
+    " stderr=subprocess.DEVNULL)\n"
+)
+PROGRAM_CHECKS = {
+    "run": """
+        import subprocess
+        out = subprocess.run(['python3', '-I', 'solve.py'], capture_output=True, text=True)
+        assert out.stdout.strip() == '42', out.stdout
+    """,
+    "check_output": """
+        import subprocess
+        assert subprocess.check_output(['python3', '-I', 'solve.py'], text=True).strip() == '42'
+    """,
+    "popen_unwaited": """
+        import subprocess
+        p = subprocess.Popen(['python3', '-I', 'solve.py'], stdout=subprocess.PIPE, text=True)
+        assert p.stdout.read().strip() == '42'
+    """,
+    "sys_exit": """
+        import subprocess, sys
+        out = subprocess.run(['python3', '-I', 'solve.py'], capture_output=True, text=True)
+        if out.stdout.strip() != '42':
+            sys.exit(f'wrong: {out.stdout}')
+    """,
+    "json": """
+        import json, subprocess
+        out = subprocess.run(['python3', '-I', 'solve.py'], capture_output=True, text=True)
+        assert json.loads(out.stdout) == {'answer': 42}
+    """,
+}
+
+
+@needs_cgroup
+@PATHS
+@pytest.mark.parametrize("check", sorted(PROGRAM_CHECKS))
+def test_a_checks_own_failure_on_a_programs_output(
+    check: str, zygote: bool, tmp_path: Path
+) -> None:
+    solve = OOM_CHILD + "print(41)\n"
+    if check == "json":
+        solve = OOM_CHILD + "print('{\"answer\": 41')\n"  # and cut: not even JSON
+    spec = {"kind": "python", "code": PROGRAM_CHECKS[check], "memory_mb": 200}
+    outcome = run(tmp_path, {"solve.py": solve}, spec, zygote)
+    assert outcome.status is R, outcome.detail
+    assert outcome.evidence.get("limit") is None, outcome.evidence
+
+
+# Near misses: what may be a limit's consequence stays the limit (inconclusive by default).
+HONEST_PROGRAM = "print(4, end='', flush=True)\nb = []\nwhile True: b.append(bytearray(16 << 20))\n"
+LIMITS_IN_THE_CHECK = {
+    # the program itself OOM-killed mid-answer: its output was cut short
+    "program_oom_killed": ({"solve.py": HONEST_PROGRAM}, PROGRAM_CHECKS["run"]),
+    "program_oom_killed_unwaited": ({"solve.py": HONEST_PROGRAM}, PROGRAM_CHECKS["popen_unwaited"]),
+    # through a shell, which reports 128 + 9
+    "program_oom_killed_in_sh": (
+        {"solve.py": HONEST_PROGRAM},
+        """
+        import subprocess
+        out = subprocess.run('python3 -I solve.py; exit $?', shell=True, capture_output=True,
+                             text=True)
+        assert out.stdout.strip() == '42', out.stdout
+        """,
+    ),
+    "os_system": (
+        {"solve.py": HONEST_PROGRAM},
+        "import os\nassert os.system('python3 -I solve.py >/dev/null') == 0",
+    ),
+    # the judge's own MemoryError, after a counter moved
+    "judges_memory_error": (
+        {"solve.py": OOM_CHILD + "print(42)\n"},
+        """
+        import subprocess
+        subprocess.run(['python3', '-I', 'solve.py'], capture_output=True)
+        raise MemoryError()
+        """,
+    ),
+    # the check's own subprocess timeout, after a counter moved
+    "checks_own_timeout": (
+        {"solve.py": OOM_CHILD + "import time\ntime.sleep(30)\n"},
+        """
+        import subprocess
+        subprocess.run(['python3', '-I', 'solve.py'], capture_output=True, timeout=2)
+        """,
+    ),
+    # the check cannot start its next program: the first filled the task budget
+    "checks_fork_refused": (
+        {
+            "solve.py": (
+                "import subprocess\n"
+                "for _ in range(200):\n"
+                "    try:\n"
+                "        subprocess.Popen(['sleep', '30'], start_new_session=True)\n"
+                "    except OSError:\n"
+                "        break\n"
+                "print(42)\n"
+            )
+        },
+        """
+        import subprocess
+        subprocess.run(['python3', '-I', 'solve.py'], capture_output=True, timeout=5)
+        subprocess.run(['true'], check=True)
+        """,
+    ),
+    # by design: a program that prints its wrong answer and then dies of SIGKILL looks like one
+    # the OOM killer cut short (the kernel does not say who sent it), so with a counter moved
+    # that stays the limit, as a call into a candidate's process that died does
+    "program_killed_after_printing": (
+        {"solve.py": OOM_CHILD + "import os\nprint(41, flush=True)\nos.kill(os.getpid(), 9)\n"},
+        PROGRAM_CHECKS["run"],
+    ),
+}
+
+
+@needs_cgroup
+@PATHS
+@pytest.mark.parametrize("case", sorted(LIMITS_IN_THE_CHECK))
+def test_a_limits_consequence_in_the_check_stays_a_limit(
+    case: str, zygote: bool, tmp_path: Path
+) -> None:
+    files, code = LIMITS_IN_THE_CHECK[case]
+    spec = {"kind": "python", "code": code, "memory_mb": 200}
+    outcome = run(tmp_path, files, spec, zygote)
+    assert outcome.status is I, outcome.detail
+    assert outcome.evidence.get("limit") in ("memory", "processes"), outcome.evidence

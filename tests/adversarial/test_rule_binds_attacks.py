@@ -27,6 +27,7 @@ import pytest
 
 from assay import Config
 from assay._errors import InvalidInput
+from assay.checks._kinds._json_schema import SCHEMA_DEPTH_LIMIT
 from assay.ledger import Ledger
 from assay.platform import FolderInvalid, Platform, RunView
 from assay.platform._contract import Contract
@@ -130,9 +131,9 @@ E = [{"evidence": "/e", "role": "entry", "at": "/v"}]
         pytest.param(b'{"v": %d}' % 10**1000, b'{"e": %d}' % 10**1000, id="int-1001-digits"),
         pytest.param(b'\n\t {"v": "X"} \r\n', b'{"e": "X"}', id="whitespace-around"),
         pytest.param(b'{"v": {"a": 1, "b": [2]}}', b'{"e": {"b": [2], "a": 1}}', id="key-order"),
-        pytest.param(
-            b'{"v": %s}' % (b"[" * 400 + b"]" * 400),
-            b'{"e": %s}' % (b"[" * 400 + b"]" * 400),
+        pytest.param(  # as deep as a schema-checked document may nest (the object adds one)
+            b'{"v": %s}' % (b"[" * (SCHEMA_DEPTH_LIMIT - 1) + b"]" * (SCHEMA_DEPTH_LIMIT - 1)),
+            b'{"e": %s}' % (b"[" * (SCHEMA_DEPTH_LIMIT - 1) + b"]" * (SCHEMA_DEPTH_LIMIT - 1)),
             id="deep",
         ),
     ],

@@ -262,7 +262,8 @@ CLAUSES = {
     "m ! n ! k = {! !}": None,  # not one reading of `_!_`
     "(m ! n) k = {! !}": None,  # an operator applied to more: not read
     "f x@(suc n) = {! !}": None,  # an as-pattern: not read
-    "f .(n) = {! !}": None,  # a word glued to a bracket: not read
+    "f .(n) = {! !}": "f",  # a dot pattern, as Agda prints it: one atom
+    "f g.(n) = {! !}": None,  # a word glued to a bracket: not read
     'f "a" = {! !}': None,
     "g n = {! !}": None,  # no signature above names g
     "f x : Nat": None,  # a signature's colon: not a pattern

@@ -23,7 +23,7 @@ from typing import Any
 
 from assay._errors import InvalidInput
 from assay._files import read_regular
-from assay._strict import StrictJSONError, loads_strict
+from assay._strict import StrictJSONError, loads_strict, rebuild
 from assay.episodes._item import UNFIT_LABEL
 
 _FORMS = ("text", "number", "json")
@@ -98,8 +98,8 @@ class Template:
 
 
 def _parsed(label: str) -> Any:
-    try:
-        return loads_strict(label)
+    try:  # a label is the author's task, as an item is: not capped, as an item is not
+        return loads_strict(label, max_depth=None)
     except StrictJSONError as exc:
         raise _Unfit(f"the label is not valid JSON: {exc}") from None
 
@@ -112,34 +112,35 @@ def _placeholder(value: Any) -> str | None:
 
 
 def _check_placeholders(value: Any, where: str) -> None:
-    form = _placeholder(value)
-    if form is not None:
-        extra = set(value) - {"$label", "key"}
-        if form not in _FORMS or extra:
-            raise InvalidInput(
-                'a placeholder is {"$label": "text" | "number" | "json"} (and "key" with "json")',
-                where=where,
-            )
-        if "key" in value and (form != "json" or not isinstance(value["key"], str)):
-            raise InvalidInput('"key" goes with {"$label": "json"} and is text', where=where)
-        return
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            _check_placeholders(inner, f"{where}.{key}")
-    elif isinstance(value, list):
-        for index, inner in enumerate(value):
-            _check_placeholders(inner, f"{where}[{index}]")
+    """Every placeholder in ``value`` well formed (without recursion: see ``rebuild``)."""
+    stack = [(value, where)]
+    while stack:
+        node, at = stack.pop()
+        form = _placeholder(node)
+        if form is not None:
+            extra = set(node) - {"$label", "key"}
+            if form not in _FORMS or extra:
+                raise InvalidInput(
+                    'a placeholder is {"$label": "text" | "number" | "json"} (and "key" with '
+                    '"json")',
+                    where=at,
+                )
+            if "key" in node and (form != "json" or not isinstance(node["key"], str)):
+                raise InvalidInput('"key" goes with {"$label": "json"} and is text', where=at)
+        elif isinstance(node, dict):
+            stack.extend((inner, f"{at}.{key}") for key, inner in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((inner, f"{at}[{i}]") for i, inner in reversed(list(enumerate(node))))
 
 
 def _fill(value: Any, label: Any) -> Any:
-    form = _placeholder(value)
-    if form is not None:
-        return _substitute(form, value.get("key"), label)
-    if isinstance(value, dict):
-        return {key: _fill(inner, label) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_fill(inner, label) for inner in value]
-    return value
+    def node(value: Any) -> tuple[Any, bool]:
+        form = _placeholder(value)
+        if form is not None:
+            return _substitute(form, value.get("key"), label), False
+        return value, isinstance(value, dict | list)
+
+    return rebuild(value, node)
 
 
 def _substitute(form: str, key: str | None, label: Any) -> Any:

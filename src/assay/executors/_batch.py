@@ -111,7 +111,7 @@ def read_jobs(path: Path, seen: set[str] | None = None) -> Generator[Job, None, 
 def _job(raw: bytes, where: str, seen: set[str]) -> Job:
     digest = hashlib.sha256(raw.strip()).hexdigest()
     try:
-        data = loads_strict(raw.decode("utf-8"))
+        data = loads_strict(raw.decode("utf-8"), max_depth=None)  # an envelope, as the service's
     except UnicodeDecodeError as exc:
         return Job(None, where, f"not UTF-8 (byte {exc.start})", digest)
     except StrictJSONError as exc:

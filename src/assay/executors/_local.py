@@ -26,6 +26,7 @@ import contextlib
 import math
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections import deque
@@ -178,7 +179,7 @@ class LocalExecutor(Executor):
         the next map. Left early, it kills the workers still holding its chunks."""
 
         def step(pending: Pending, done: dict[int, Judged]) -> None:
-            self._dispatch(pending)
+            self._dispatch(pending, done)
             self._collect(pending, done)
 
         try:
@@ -187,7 +188,7 @@ class LocalExecutor(Executor):
             for worker in [w for w in self.workers if w.flight]:
                 self._kill(worker)  # a map left early: its answers must not reach the next one
 
-    def _dispatch(self, pending: Pending) -> None:
+    def _dispatch(self, pending: Pending, done: dict[int, Judged]) -> None:
         if pending:
             self._fill()  # started on the first item to judge, not before
         for worker in list(self.workers):
@@ -211,6 +212,9 @@ class LocalExecutor(Executor):
                 except OSError:  # it died: its answers are collected (or lost) below
                     pending.extendleft(reversed(chunk))
                     break
+                except RecursionError:  # pickled before anything is sent: nothing went out
+                    pending.extendleft(reversed(_unsendable(chunk, done)))
+                    continue
                 worker.flight.append(chunk)
 
     def _collect(self, pending: Pending, done: dict[int, Judged]) -> None:
@@ -294,3 +298,18 @@ def _context(start_method: str | None) -> BaseContext:
     if method == "forkserver":
         context.set_forkserver_preload(["assay.executors._worker"])
     return context
+
+
+def _unsendable(chunk: list[tuple[int, Job]], done: dict[int, Judged]) -> list[tuple[int, Job]]:
+    """Answer each job of ``chunk`` that nests too deeply to be pickled to a worker (an ``error``
+    naming that: the work was not judged) and return the others, to be sent again: one deep line
+    must not end the whole batch."""
+    keep = []
+    for pair in chunk:
+        try:
+            pickle.dumps([pair])  # the shape a chunk of one is sent in
+        except RecursionError:
+            done[pair[0]] = lost(pair[1], "the item nests too deeply to hand to a worker process")
+        else:
+            keep.append(pair)
+    return keep

@@ -21,6 +21,7 @@ from typing import Any
 
 from assay._config import Config
 from assay._errors import InvalidInput
+from assay._strict import rebuild
 from assay.episodes import EpisodeResult, Template, judge_item
 from assay.status import Status
 
@@ -132,26 +133,27 @@ def plain(value: Any) -> Any:
     changes, nothing is evaluated. A subclass of a plain type (``np.float64``, ``np.str_``, an
     ``IntEnum``) becomes its plain value: the answer kinds compare types strictly, and the same
     label sent as JSON would arrive plain."""
+    return rebuild(value, _plain_node)
+
+
+def _plain_node(value: Any) -> tuple[Any, bool]:
+    """One node of ``plain``: its plain value, or the container to descend into."""
     if value is None or type(value) in (str, bytes, int, float, bool):
-        return value
+        return value, False
     tolist = getattr(type(value), "tolist", None)
-    if callable(tolist):
-        return plain(tolist(value))
+    if callable(tolist):  # a numpy array or scalar: its Python lists and scalars, made plain
+        return _plain_node(tolist(value))
     if isinstance(value, bool):  # before int: it is one
-        return bool(value)
+        return bool(value), False
     if isinstance(value, int):
-        return int(value)
+        return int(value), False
     if isinstance(value, float):
-        return float(value)
+        return float(value), False
     if isinstance(value, str):
-        return str(value)
+        return str(value), False
     if isinstance(value, bytes):
-        return bytes(value)
-    if isinstance(value, Mapping):
-        return {key: plain(inner) for key, inner in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(inner) for inner in value]
-    return value
+        return bytes(value), False
+    return value, isinstance(value, Mapping | list | tuple)
 
 
 def _clip_id(id: str) -> str:

@@ -6,11 +6,14 @@ re-run the claim. Each language is one module behind ``ProofLanguage``, register
 (``LANGUAGES``; ``Language`` names them). ``judge_source`` and ``judge_hole`` are the one path
 from a file or a hole candidate to an ``Attempt`` (``fill_hole`` and the kinds both use it). The
 interaction lane answers questions (goal types, inferred types, objections to a term) and never
-decides anything.
+decides anything. ``agda_tokens`` is Agda's lexer, the one every reading of Agda text here uses,
+exported so that a layer above (``assay.prove``'s reader) reads the same bytes the same way.
 """
 
 from assay._errors import ToolchainMissing
-from assay.proofs._agda_toolchain import agda_toolchain
+from assay.proofs._agda_lex import Token as AgdaToken
+from assay.proofs._agda_lex import tokens as agda_tokens
+from assay.proofs._agda_toolchain import agda_toolchain, agda_toolchain_for
 from assay.proofs._cache import JudgmentCache, cache_for, cache_key
 from assay.proofs._fill import (
     Attempt,
@@ -32,6 +35,7 @@ from assay.proofs._verdict import Verdict
 
 __all__ = [
     "AgdaLane",
+    "AgdaToken",
     "Attempt",
     "DEFAULT_LIMITS",
     "Goal",
@@ -52,7 +56,9 @@ __all__ = [
     "Toolchain",
     "ToolchainMissing",
     "Verdict",
+    "agda_tokens",
     "agda_toolchain",
+    "agda_toolchain_for",
     "cache_for",
     "cache_key",
     "fill",

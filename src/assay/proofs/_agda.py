@@ -27,8 +27,8 @@ from assay.proofs._agda_lex import (
     tokens,
 )
 from assay.proofs._agda_scan import agda_candidate_refusals, agda_refusals
-from assay.proofs._agda_toolchain import agda_toolchain
-from assay.proofs._batch import compiled_suffixes
+from assay.proofs._agda_toolchain import agda_toolchain, for_sources, needs_fallback
+from assay.proofs._batch import WORKDIR, compiled_suffixes
 from assay.proofs._holes import HoleNotFound
 from assay.proofs._language import ProofLanguage
 from assay.proofs._paths import module_problem, source_grammar
@@ -43,6 +43,7 @@ AGDA_MEANING = (
 DOES_NOT_CHECK = 42
 _UNWRITABLE = re.compile(r"^Failed to write interface (/\S+\.agdai)\.$")
 _LOCATED = re.compile(r"^(/\S+\.agda):\d+,\d+")
+_CHECKING = re.compile(r"^\s*Checking \S+ \((/\S+\.agda)\)\.\s*$")
 _CANARY_HEADER = "open import Agda.Builtin.Nat\nopen import Agda.Builtin.Equality"
 KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the trusted statement.
 
@@ -54,7 +55,13 @@ KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the 
     builtins; never ``Agda.Primitive.Cubical`` (Agda 2.6.2.2 lets a ``--safe`` file import it,
     and its ``primHComp`` under a ``with`` proves ``⊥``), ``Agda.Builtin.Cubical.*``,
     ``TrustMe``, ``Size``, ``Equality.Rewrite``/``Erase`` or ``Reflection.External``; the
-    cubical primitives' names are refused too. A hole candidate must be one term (no
+    cubical primitives' names are refused too. Refused as well: a data or record type in one
+    mutual group with another definition (a ``mutual`` block, a forward declaration, or one
+    between a signature and its clauses), where both Agdas' positivity checker is unsound
+    (agda/agda#8564: ``1 + 1 ≡ 3`` was verified); induction-recursion is out of reach. Which
+    Agda judges (``Config.agda_toolchain``; under ``auto`` the PyPI 2.6.4.3, or Debian's
+    2.6.2.2 for a ``header`` importing a module the PyPI copy lacks) is the author's choice:
+    a solution importing such a module is refused. A hole candidate must be one term (no
     declaration, comment, pragma or line break). A proof file over ``max_file_bytes`` refutes.
     Exit 42 (a type error, an open hole, a ``--safe`` violation) refutes; a toolchain crash
     refutes when a known-good proof still checks (else ``error``); a limit is inconclusive
@@ -95,28 +102,96 @@ def agda_plan(
     """One step: Agda under ``--safe`` on the wrapper (``assay-goal : <statement>`` defined as the
     solution's ``name``, the solution imported qualified), or on the solution itself when there
     is no statement (a hole obligation). ``stdlib``: the toolchain's library folders on the
-    include path."""
+    include path. The Agda that runs is ``toolchain`` or, when a file of the plan imports a
+    module its library lacks, its ``fallback`` (``for_sources``); while ``toolchain`` itself
+    runs, the plan carries the same files under its ``fallback`` (the judge's safety net)."""
     module = agda_module_name(solution) or "Solution"
-    library = toolchain.search_path[0] if toolchain.search_path else DEFAULT_CONFIG.agda_stdlib
+    files = {module.replace(".", "/") + ".agda": solution.encode()}
+    if statement is not None and name is not None:
+        files[f"{WRAPPER}.agda"] = _wrapper(module, statement, name, header)
+    # Only the author's inputs choose the Agda (the header and statement; a hole obligation's
+    # file, into which a candidate can put no import): were the work's own imports to choose,
+    # a candidate could pick whichever Agda its proof needs (they disagree on some builtins).
+    author = [header, statement] if statement is not None and name is not None else [solution]
+    chosen = for_sources(toolchain, author)
+    library = chosen.search_path[0] if chosen.search_path else DEFAULT_CONFIG.agda_stdlib
     refusals = agda_refusals(solution, options, header, library)
+    if chosen.fallback is not None and needs_fallback(chosen, [solution]):
+        refusals.append(
+            "an import the judging Agda's library has no interface for (a module that does not "
+            "check under Agda 2.6.4.3, or imports one): the author can import it in the header, "
+            "which makes Debian's Agda judge"
+        )
+    toolchain = chosen
     if module == WRAPPER:
         refusals.append(f"the reserved module name {WRAPPER}")
-    files = {module.replace(".", "/") + ".agda": solution.encode()}
-    target = next(iter(files))
-    if statement is not None and name is not None:
-        files[f"{WRAPPER}.agda"] = (
-            f"module {WRAPPER} where\n\n{header.strip()}\n"
-            f"import {module} as AssaySolution\n\n"
-            f"assay-goal : {indent(statement)}\n"
-            f"assay-goal = AssaySolution.{name}\n"
-        ).encode()
-        target = f"{WRAPPER}.agda"
+    target = f"{WRAPPER}.agda" if f"{WRAPPER}.agda" in files else next(iter(files))
     flags = ["--safe", "--no-libraries", "-i", "."]
     if stdlib:
         for folder in toolchain.search_path:
             flags += ["-i", folder]
     steps = [[*toolchain.command, *flags, target]]
-    return Plan(files, steps, flags, target, AGDA_MEANING, refusals, toolchain.mounts)
+    fallback = None
+    if toolchain.fallback is not None:
+        fallback = agda_plan(
+            toolchain.fallback,
+            solution,
+            statement=statement,
+            name=name,
+            header=header,
+            options=options,
+            stdlib=stdlib,
+        )
+    return Plan(
+        files,
+        steps,
+        flags,
+        target,
+        AGDA_MEANING,
+        refusals,
+        toolchain.mounts,
+        toolchain=toolchain,
+        fallback=fallback,
+    )
+
+
+def _wrapper(module: str, statement: str, name: str, header: str) -> bytes:
+    """The wrapper that restates the trusted ``statement`` against the solution's ``name``."""
+    return (
+        f"module {WRAPPER} where\n\n{header.strip()}\n"
+        f"import {module} as AssaySolution\n\n"
+        f"assay-goal : {indent(statement)}\n"
+        f"assay-goal = AssaySolution.{name}\n"
+    ).encode()
+
+
+def library_failure(output: str) -> str | None:
+    """The library file a batch Agda run failed on, when the failure is the toolchain's own, not
+    the work's; else None. Read so that no text of the candidate's can make it: the first line
+    Agda printed after its ``Checking M (path).`` lines must be a failure to write the interface
+    of, or an error located in (one without an interface: a module this Agda rejects), exactly
+    the module Agda was checking last, and that module must be outside the judged folder. Agda
+    stops at its first error and starts it with its location, so a failure in a file of the plan
+    starts with a ``/proof/`` location (or follows a ``Checking`` line of one), whatever the
+    message quotes after it."""
+    last: str | None = None
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        checking = _CHECKING.match(line)
+        if checking:
+            last = checking.group(1)
+            continue
+        if last is None or last.startswith(WORKDIR + "/"):
+            return None
+        unwritable = _UNWRITABLE.match(line)
+        if unwritable and unwritable.group(1) == last.removesuffix(".agda") + ".agdai":
+            return last
+        located = _LOCATED.match(line)
+        if located and located.group(1) == last and not Path(last).with_suffix(".agdai").exists():
+            return last
+        return None
+    return None
 
 
 def agda_remaining_holes(output: str) -> int | None:
@@ -259,27 +334,20 @@ class Agda:
         return None
 
     def trusted_failure(self, runs: Sequence[RunResult]) -> str | None:
-        """A library interface Agda had to write and could not (the library is read-only in the
-        sandbox): the toolchain's library copy is incomplete, never a finding about the work.
-        Read only from a whole line Agda itself starts (a term Agda quotes is never a line of
-        its own beginning so), naming a ``.agdai`` file outside the judged folder. Likewise an
-        error located in a library module that has no interface (one this Agda rejects)."""
-        for line in runs[-1].output.splitlines() if runs else []:
-            match = _UNWRITABLE.match(line)
-            if match and not match.group(1).startswith("/proof/"):
-                return (
-                    f"the toolchain's library has no built interface {match.group(1)} (build it: "
-                    "scripts/agda-toolchain)"
-                )
-            located = _LOCATED.match(line)
-            if located and not located.group(1).startswith("/proof/"):
-                # An error inside a library module this Agda never built (agda-stdlib 1.7.1 has
-                # modules Agda 2.6.4 rejects; scripts/agda-toolchain lists them in .SKIPPED):
-                # the toolchain cannot judge that import, which says nothing about the work.
-                if not Path(located.group(1)).with_suffix(".agdai").exists():
-                    return f"the toolchain's library does not check under it ({located.group(1)})"
-                return None
-        return None
+        """A library module Agda could not load (``library_failure``): its interface could not
+        be written (the library is read-only in the sandbox) or it does not check under this
+        Agda (agda-stdlib 1.7.1 has modules Agda 2.6.4 rejects; ``scripts/agda-toolchain`` lists
+        them in ``.SKIPPED``). The toolchain's library is incomplete: never a finding about the
+        work. Under "auto" the judge then lets the plan's ``fallback`` (Debian's Agda) judge."""
+        failed = library_failure(runs[-1].output) if runs else None
+        if failed is None:
+            return None
+        if Path(failed).with_suffix(".agdai").exists():
+            return f"the toolchain's library has no writable interface for {failed}"
+        return (
+            f"the toolchain's library has no built interface for {failed} (it does not check "
+            "under this Agda, or scripts/agda-toolchain has not built it)"
+        )
 
     def does_not_check(self, exit_code: int | None) -> bool:
         """Agda exits 42 on a type error, an open hole or a ``--safe`` violation."""

@@ -20,11 +20,9 @@ the verdict is the same, only slower. ``--assay-check`` prints ``ok`` or why it 
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import os
 import struct
 import sys
-from pathlib import Path
 
 CONFIG_SYMBOL = "defaultRtsConfig"
 CONFIG_SIZE = 0x70
@@ -49,28 +47,48 @@ def split_rts(argv: list[str]) -> tuple[list[str], list[str]]:
     return argv[1:end], argv[end + 1 :]
 
 
-def package_dir() -> Path:
+def site_folders() -> list[str]:
+    """Where this Python finds installed packages: ``sys.path`` (PYTHONPATH first, as an import
+    would), then the site-packages ``site`` would add. The launcher runs with ``-S`` (no
+    ``site``: a judgment pays this interpreter's start-up every time), so those are derived as
+    ``site`` derives them: the environment of the running interpreter, then its prefix."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    environment = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
+    derived = [
+        os.path.join(prefix, "lib", version, "site-packages")
+        for prefix in (environment, sys.prefix)
+    ]
+    return [folder for folder in [*sys.path, *derived] if folder]
+
+
+def package_dir() -> str:
     """The installed ``agda`` package's folder, found without importing it (its import loads
-    ``pkg_resources``, a tenth of a second)."""
-    spec = importlib.util.find_spec("agda")
-    if spec is None or not spec.submodule_search_locations:
-        raise _Mismatch("the agda package is not installed in this Python")
-    return Path(next(iter(spec.submodule_search_locations)))
+    ``pkg_resources``, a tenth of a second) nor ``importlib.util`` and ``pathlib`` (tens of
+    milliseconds of imports on every judgment)."""
+    for folder in site_folders():
+        candidate = os.path.join(folder, "agda")
+        if os.path.isfile(os.path.join(candidate, "__main__.py")):
+            return candidate
+    raise _Mismatch("the agda package is not installed in this Python")
 
 
-def _one(folder: Path, pattern: str) -> Path:
-    found = sorted(folder.glob(pattern))
+def _one(folder: str, prefix: str, suffix: str) -> str:
+    found = sorted(
+        name for name in os.listdir(folder) if name.startswith(prefix) and name.endswith(suffix)
+    )
     if len(found) != 1:
-        raise _Mismatch(f"{len(found)} files match {folder}/{pattern}")
-    return found[0]
+        raise _Mismatch(f"{len(found)} files match {folder}/{prefix}*{suffix}")
+    return os.path.join(folder, found[0])
 
 
-def symbol_size(library: Path, name: str) -> int | None:
+def symbol_size(library: str | os.PathLike[str], name: str) -> int | None:
     """The size of ``name`` in ``library``'s dynamic symbol table (``nm -D -S``), read from the
     ELF file itself (64-bit little-endian only); None when it is not defined there."""
-    data = library.read_bytes()
+    with open(library, "rb") as file:
+        data = file.read()
+    label = os.path.basename(os.fspath(library))
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise _Mismatch(f"{library.name} is not a 64-bit little-endian ELF file")
+        raise _Mismatch(f"{label} is not a 64-bit little-endian ELF file")
     shoff, shentsize, shnum = (
         struct.unpack_from("<Q", data, 0x28)[0],
         *struct.unpack_from("<HH", data, 0x3A),
@@ -80,7 +98,7 @@ def symbol_size(library: Path, name: str) -> int | None:
     ]
     dynsym = next((s for s in sections if s[1] == 11), None)  # SHT_DYNSYM
     if dynsym is None:
-        raise _Mismatch(f"{library.name} has no dynamic symbol table")
+        raise _Mismatch(f"{label} has no dynamic symbol table")
     strings = sections[dynsym[6]]  # sh_link: its string table
     wanted = name.encode()
     for at in range(dynsym[4], dynsym[4] + dynsym[5], dynsym[9] or 24):
@@ -91,16 +109,17 @@ def symbol_size(library: Path, name: str) -> int | None:
     return None
 
 
-def runtime_files(package: Path) -> tuple[Path, Path]:
+def runtime_files(package: str) -> tuple[str, str]:
     """The binding and the GHC 9.6 runtime it is linked with, checked: the runtime exports
     ``defaultRtsConfig`` of the expected size and ``hs_init_ghc``; the binding ``hs_agda_main``."""
-    binding = _one(package, "_binding*.so")
-    runtime = _one(package.parent / "agda.libs", f"{RTS_LIBRARY_PREFIX}*.so")
-    if RTS_LIBRARY_GHC not in runtime.name:
-        raise _Mismatch(f"{runtime.name} is not GHC 9.6's runtime")
+    binding = _one(package, "_binding", ".so")
+    runtime = _one(os.path.join(os.path.dirname(package), "agda.libs"), RTS_LIBRARY_PREFIX, ".so")
+    name = os.path.basename(runtime)
+    if RTS_LIBRARY_GHC not in name:
+        raise _Mismatch(f"{name} is not GHC 9.6's runtime")
     size = symbol_size(runtime, CONFIG_SYMBOL)
     if size != CONFIG_SIZE:
-        raise _Mismatch(f"{CONFIG_SYMBOL} is {size} bytes in {runtime.name}, not {CONFIG_SIZE}")
+        raise _Mismatch(f"{CONFIG_SYMBOL} is {size} bytes in {name}, not {CONFIG_SIZE}")
     if symbol_size(runtime, "hs_init_ghc") is None or symbol_size(binding, "hs_agda_main") is None:
         raise _Mismatch("hs_init_ghc or hs_agda_main is not exported")
     return binding, runtime
@@ -115,8 +134,8 @@ def tuned_main(options: list[str], args: list[str]) -> int:
     the runtime starts) when anything is not as expected."""
     package = package_dir()
     binding_file, runtime_file = runtime_files(package)
-    binding = ctypes.CDLL(str(binding_file))  # loads the runtime and Agda (its RPATH)
-    runtime = ctypes.CDLL(str(runtime_file))  # the same, already loaded, object
+    binding = ctypes.CDLL(binding_file)  # loads the runtime and Agda (its RPATH)
+    runtime = ctypes.CDLL(runtime_file)  # the same, already loaded, object
     default = _Config.in_dll(runtime, CONFIG_SYMBOL)
     config = _Config()
     ctypes.memmove(ctypes.byref(config), ctypes.byref(default), CONFIG_SIZE)
@@ -126,7 +145,7 @@ def tuned_main(options: list[str], args: list[str]) -> int:
     text = ctypes.create_string_buffer(" ".join(options).encode())
     struct.pack_into("<Q", config.raw, RTS_OPTS_OFFSET, ctypes.addressof(text))
     # As the package's own script does (Agda reads this exact, mixed-case name).
-    os.environ["Agda_datadir"] = str(package / "data")  # noqa: SIM112
+    os.environ["Agda_datadir"] = os.path.join(package, "data")  # noqa: SIM112
     words = [os.fsencode(word) for word in ["agda", *args]]
     argc = ctypes.c_int(len(words))
     argv = (ctypes.c_char_p * (len(words) + 1))(*words, None)
@@ -152,6 +171,10 @@ def check() -> str:
 
 def plain_main(args: list[str]) -> int:
     """The package's own entry point, exactly as its ``agda`` script runs it."""
+    if sys.flags.no_site:  # started with -S: the package is found as the script finds it
+        import site
+
+        site.main()
     from agda.__main__ import main as agda_main  # type: ignore[import-untyped]
 
     sys.argv = ["agda", *args]

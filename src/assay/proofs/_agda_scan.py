@@ -22,6 +22,7 @@ from assay.proofs._agda_lex import (
     module_header,
 )
 from assay.proofs._agda_lex import tokens as agda_tokens
+from assay.proofs._agda_mutual import mutual_group_refusals
 from assay.proofs._paths import module_problem
 
 Shapes = list[str]
@@ -78,7 +79,8 @@ def agda_refusals(
     name is not a plain module name (it would name the file the solution is staged at), and
     imports outside the allow-list (``_agda_imports``: the trusted ``header``'s modules,
     ``library``'s (agda-stdlib's) ``--safe`` modules, Agda's safe builtins; never
-    ``Agda.Primitive.Cubical``)."""
+    ``Agda.Primitive.Cubical``), and a data or record type sharing a mutual group with another
+    definition (``_agda_mutual``: Agda's positivity checker is unsound there)."""
     try:
         found = agda_tokens(text)
     except AgdaLexError as exc:
@@ -108,6 +110,7 @@ def agda_refusals(
         if problem is not None:
             shapes.append(problem)
     shapes += import_refusals(found, header_modules(header), library)
+    shapes += mutual_group_refusals(found, text)
     return list(dict.fromkeys(shapes))
 
 

@@ -10,9 +10,17 @@ interfaces there once (interfaces are per Agda version: the copy never shares De
 by "auto": inside the sandbox the library is read-only, so a missing interface could not be
 written and the judgment would fail for a reason that is not the work's.
 
-``Config.agda_toolchain`` picks: "debian" (the default for now), "pypi", or "auto" (PyPI when
-installed and built, else Debian). The chosen toolchain's binary and version travel in every verdict; its library's path
-is on every command line and its identity (a digest of the interfaces) in every cache key.
+``Config.agda_toolchain`` picks: "auto" (the default), "debian" or "pypi". "auto" is the PyPI
+Agda when it is installed and built, with Debian's behind it as its ``fallback``; else Debian's.
+agda-stdlib 1.7.1 has modules without an interface in the PyPI copy (they do not check under
+2.6.4.3, or import one that does not: ``<copy>.SKIPPED``), and the sandbox's library is
+read-only, so the PyPI Agda could not judge a file importing one. Under "auto" such a file goes
+to Debian's Agda *before* any judgment (``for_sources``: every import of every file of the plan,
+read conservatively: a file Agda's lexer cannot read, an import without a name, a module in
+``SKIPPED`` or a library source without its interface beside it all choose Debian's). Both
+Agdas are honest judges: the choice only changes which one speaks, never after a refutation.
+The chosen toolchain's binary and version travel in every verdict; its library's path is on
+every command line and its identity (a digest of the interfaces) in every cache key.
 
 Runtime options (``Config.agda_tuned_runtime``): with GHC's default 1 MiB nursery the garbage
 collector takes about 45 % of a stdlib judgment. Debian's ``agda`` takes ``+RTS ... -RTS`` on
@@ -30,10 +38,15 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterable
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 from assay._config import Config
+from assay.proofs._agda_imports import imported
+from assay.proofs._agda_lex import AgdaLexError, tokens
+from assay.proofs._paths import module_problem
 from assay.proofs._toolchain import Toolchain, first_line, tree_identity, under, version_of
 
 PYPI_VERSION = "2.6.4.3"
@@ -83,13 +96,81 @@ def debian_binary() -> str | None:
 
 
 def agda_toolchain(config: Config) -> Toolchain | None:
-    """The Agda ``config`` selects on this machine, or None when it is not installed."""
+    """The Agda ``config`` selects on this machine, or None when it is not installed. Under
+    "auto" the PyPI one carries Debian's as its ``fallback`` (see ``for_sources``)."""
     choice, tuned = config.agda_toolchain, config.agda_tuned_runtime
-    if choice in ("auto", "pypi"):
-        found = _pypi(str(pypi_stdlib(config)), tuned)
-        if found is not None or choice == "pypi":
+    if choice == "pypi":
+        return _pypi(str(pypi_stdlib(config)), tuned)
+    if choice == "auto":
+        found = _auto(str(pypi_stdlib(config)), config.agda_stdlib, tuned)
+        if found is not None:
             return found
     return _debian(config.agda_stdlib, tuned)
+
+
+def agda_toolchain_for(config: Config, texts: Iterable[str]) -> Toolchain | None:
+    """The Agda that judges a plan whose files are ``texts`` (``for_sources`` of the configured
+    one): what the batch judge, the interaction lane and ``assay prove`` all ask."""
+    found = agda_toolchain(config)
+    return None if found is None else for_sources(found, texts)
+
+
+def for_sources(toolchain: Toolchain, texts: Iterable[str]) -> Toolchain:
+    """``toolchain``, or its ``fallback`` when one of ``texts`` imports a module its library
+    cannot give it (``needs_fallback``)."""
+    if toolchain.fallback is not None and needs_fallback(toolchain, texts):
+        return toolchain.fallback
+    return toolchain
+
+
+def needs_fallback(toolchain: Toolchain, texts: Iterable[str]) -> bool:
+    """Whether a file among ``texts`` may import a module ``toolchain``'s library lacks. Read
+    conservatively (a "yes" only costs speed): a text Agda's lexer cannot read, an ``import``
+    with no name or an unusable one, a module in ``toolchain.lacking``, or a library source with
+    no interface beside it. Modules outside the library (Agda's builtins, the plan's own files)
+    are the toolchain's own business."""
+    for text in texts:
+        try:
+            names = imported(tokens(text))
+        except AgdaLexError:
+            return True
+        for name in names:
+            if name is None or module_problem(name, ".agda") is not None:
+                return True
+            if name in toolchain.lacking or not _interface_present(toolchain.search_path, name):
+                return True
+    return False
+
+
+def _interface_present(folders: tuple[str, ...], module: str) -> bool:
+    """False when ``module``'s source is in one of the library ``folders`` without its
+    interface beside it; True when it has one, or is not a library module at all."""
+    for folder in folders:
+        source = Path(folder, *module.split(".")).with_suffix(".agda")
+        if source.is_file():
+            return source.with_suffix(".agdai").is_file()
+    return True
+
+
+def lacking_modules(stdlib: str) -> frozenset[str]:
+    """The modules ``scripts/agda-toolchain`` left without an interface in a library copy
+    (``<copy>.SKIPPED``, and ``<copy>.FAILED`` for good measure); empty when neither exists."""
+    names: set[str] = set()
+    for suffix in (".SKIPPED", ".FAILED"):
+        try:
+            names.update(Path(stdlib + suffix).read_text(encoding="utf-8").split())
+        except (OSError, UnicodeDecodeError):
+            continue
+    return frozenset(names)
+
+
+@lru_cache(maxsize=4)
+def _auto(pypi_library: str, debian_library: str, tuned: bool) -> Toolchain | None:
+    """The PyPI Agda with Debian's behind it; None when the PyPI one is not usable here."""
+    found = _pypi(pypi_library, tuned)
+    if found is None:
+        return None
+    return replace(found, fallback=_debian(debian_library, tuned))
 
 
 def rts_block(options: tuple[str, ...]) -> tuple[str, ...]:
@@ -138,7 +219,7 @@ def pypi_launch(launcher: Path, version: str) -> tuple[str, ...]:
     python = interpreter_of(launcher)
     if python is None:
         return ()
-    start = (python, "-I", str(LAUNCHER))
+    start = (python, "-I", "-S", str(LAUNCHER))  # -S: no ``site`` (see _agda_launch.site_folders)
     if first_line([*start, "--assay-check"], LAUNCHER.parent) != "ok":
         return ()
     tuned = (*start, *rts_block(PYPI_RTS_OPTIONS))
@@ -178,6 +259,7 @@ def _pypi(stdlib: str, tuned: bool) -> Toolchain | None:
         search_path=(stdlib,),
         mounts=mounts,
         launch=launch,
+        lacking=lacking_modules(stdlib),
     )
 
 
@@ -185,3 +267,4 @@ def forget_toolchains() -> None:
     """Look the toolchains up again (after ``scripts/agda-toolchain`` built the copy)."""
     _debian.cache_clear()
     _pypi.cache_clear()
+    _auto.cache_clear()

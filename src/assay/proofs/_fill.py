@@ -136,7 +136,7 @@ def judge_source(language: Language, source: str, terms: Terms, judging: Judging
     )
     diagnostics = verdict.diagnostics
     if status == "limit" and judging.settle_limits:
-        toolchain = toolchain_for(language, judging.config)
+        toolchain = judgment.plan.toolchain or toolchain_for(language, judging.config)
         if canary_checks(language, toolchain, judging.sandbox, judging.limits):
             diagnostics = [*diagnostics, f"stopped by the {verdict.limit} limit: {verdict.reason}"]
         else:

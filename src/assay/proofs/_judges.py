@@ -6,6 +6,13 @@ toolchain's text suggests is believed only when one re-run with larger limits ch
 wrong proof prints never makes it inconclusive); and a toolchain that broke on the candidate's
 files is the candidate's finding (``crashed``, refuted) when a known-good canary still checks on
 the same toolchain and limits, else assay's ``error``. Neither a re-run nor a crash is cached.
+
+The toolchain is the plan's (``Plan.toolchain``: under ``agda_toolchain="auto"`` the Agda chosen
+for the plan's imports). When its run fails on its *own library* (the language's
+``trusted_failure``: Agda could not load a library module) and the plan carries a ``fallback``,
+the fallback plan (the same files under the other toolchain) is judged and its verdict stands,
+naming its own binary, version and command. Only then: a finding about the work (a type error,
+an open hole, a crash the canary pins on the candidate, a limit) is never judged a second time.
 """
 
 from __future__ import annotations
@@ -76,8 +83,9 @@ def plan_for(
     """The plan that judges ``solution`` in ``language`` (against the trusted ``statement`` and
     the solution's ``name`` when given; Coq and Lean need them): its files, steps and the shapes
     it refuses. ToolchainMissing when the language's toolchain is not installed."""
-    return proof_language(language).plan(
-        toolchain_for(language, config),
+    toolchain = toolchain_for(language, config)
+    plan = proof_language(language).plan(
+        toolchain,
         solution,
         statement=statement,
         name=name,
@@ -85,6 +93,7 @@ def plan_for(
         options=options,
         stdlib=stdlib,
     )
+    return plan if plan.toolchain is not None else replace(plan, toolchain=toolchain)
 
 
 def judge(
@@ -96,26 +105,17 @@ def judge(
     allowed_axioms: Sequence[str] = (),
     config: Config = DEFAULT_CONFIG,
 ) -> Judgment:
-    """Refuse the plan's shapes, else judge it (from the cache when the same bytes were judged)."""
+    """Refuse the plan's shapes, else judge it (from the cache when the same bytes were judged)
+    with the plan's toolchain; its ``fallback`` judges instead only when that toolchain failed
+    on its own library (see the module's docstring)."""
     if plan.refusals:
         return Judgment(plan, None, plan.refusals)
-    toolchain = toolchain_for(language, config)
+    toolchain = plan.toolchain or toolchain_for(language, config)
     if toolchain.launch and sandbox.memory_limit == "rlimit-as":
         # Without a cgroup the memory limit is RLIMIT_AS, and GHC's runtime with a large
         # nursery asks for more address space (9 GiB) than any judgment's limit: plain it is.
         plan, toolchain = untuned(plan, toolchain), replace(toolchain, launch=())
-    key = cache_key(
-        plan.files,
-        language=language,
-        binary=toolchain.binary,
-        version=toolchain.version,
-        library=toolchain.library,
-        flags=list(plan.flags),
-        steps=[list(step) for step in plan.steps],
-        allowed_axioms=sorted(set(allowed_axioms)),
-        limits=limits.model_dump(mode="json"),
-        isolation=sandbox.isolation,
-    )
+    key = _key(language, plan, toolchain, sandbox, limits, allowed_axioms)
     if cache is not None and (hit := cache.get(key)) is not None:
         return Judgment(plan, hit, [])
     reading = _judged(language, toolchain, plan, sandbox, limits, allowed_axioms)
@@ -125,6 +125,27 @@ def judge(
         # decides and is the command the verdict names.
         plan, toolchain = untuned(plan, toolchain), replace(toolchain, launch=())
         reading = _judged(language, toolchain, plan, sandbox, limits, allowed_axioms)
+    if plan.fallback is not None and _library_failed(language, reading):
+        instead = judge(
+            language,
+            replace(plan.fallback, fallback=None),
+            sandbox,
+            limits,
+            cache,
+            allowed_axioms,
+            config,
+        )
+        if instead.verdict is not None:
+            note = (
+                f"{toolchain.version} could not load its library ({reading.reason}): "
+                f"{instead.verdict.version} judged instead"
+            )
+            verdict = instead.verdict.model_copy(
+                update={"reason": "; ".join(filter(None, [note, instead.verdict.reason]))}
+            )
+            # Not cached under this plan's key, which names only this toolchain: the fallback's
+            # own judgment is cached under its own key (a repeat costs the failed first run).
+            return Judgment(instead.plan, verdict, [])
     batch, last = reading.batch, reading.last
     verdict = Verdict(
         language=language,
@@ -150,6 +171,41 @@ def judge(
     if cache is not None and not reading.rerun:
         cache.put(key, verdict)  # the cache itself keeps only clean checks / does-not-check
     return Judgment(plan, verdict, [])
+
+
+def _key(
+    language: Language,
+    plan: Plan,
+    toolchain: Toolchain,
+    sandbox: Sandbox,
+    limits: Limits,
+    allowed_axioms: Sequence[str],
+) -> str:
+    """The cache key of judging ``plan`` with ``toolchain`` (its identity, the exact steps)."""
+    return cache_key(
+        plan.files,
+        language=language,
+        binary=toolchain.binary,
+        version=toolchain.version,
+        library=toolchain.library,
+        flags=list(plan.flags),
+        steps=[list(step) for step in plan.steps],
+        allowed_axioms=sorted(set(allowed_axioms)),
+        limits=limits.model_dump(mode="json"),
+        isolation=sandbox.isolation,
+    )
+
+
+def _library_failed(language: Language, reading: Reading) -> bool:
+    """The run ended on the toolchain's own library (the language's ``trusted_failure``), with
+    no limit, no crash and no finding: the only end after which the plan's fallback judges."""
+    return (
+        reading.finding == "machinery"
+        and reading.limit is None
+        and not reading.broke
+        and not reading.suggested
+        and proof_language(language).trusted_failure(reading.batch.runs) is not None
+    )
 
 
 RERUN_FACTOR = 4
@@ -239,7 +295,7 @@ def untuned(plan: Plan, toolchain: Toolchain) -> Plan:
         [toolchain.binary, *step[len(start) :]] if step[: len(start)] == start else list(step)
         for step in plan.steps
     ]
-    return replace(plan, steps=steps)
+    return replace(plan, steps=steps, toolchain=replace(toolchain, launch=()))
 
 
 def _raised(limits: Limits) -> Limits:

@@ -38,9 +38,10 @@ from assay._errors import AssayError, InvalidInput
 from assay._files import readable
 from assay._wire import WireModel
 from assay.proofs._agda_lex import AgdaLexError, module_header, tokens
-from assay.proofs._agda_toolchain import agda_toolchain
+from assay.proofs._agda_toolchain import agda_toolchain_for
 from assay.proofs._batch import clear, scratch, stage
 from assay.proofs._paths import module_problem, read_source
+from assay.proofs._toolchain import Toolchain
 from assay.sandbox import CappedFolder, Limits, Mount, Sandbox, configured_sandbox, kill_tree
 
 LANE_DIR = "/lane"
@@ -127,7 +128,10 @@ class AgdaLane:
     (``goal``, ``infer``) and never gives a verdict (see the module's docstring).
 
     The sandbox defaults to the one ``config`` describes; the Agda is the one the batch judge
-    uses (``Config.agda_toolchain``), and ``stdlib`` puts its agda-stdlib on the include path. Use it as a context manager, or ``close`` it."""
+    uses for the loaded file (``agda_toolchain_for``: under ``agda_toolchain="auto"`` a file
+    importing a module the PyPI Agda's library lacks is Debian's, for the lane as for the
+    judge; a file needing the other Agda restarts the lane with it), and ``stdlib`` puts its
+    agda-stdlib on the include path. Use it as a context manager, or ``close`` it."""
 
     def __init__(
         self,
@@ -149,6 +153,8 @@ class AgdaLane:
         self.uses = 0
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
+        self.toolchain: Toolchain | None = None
+        """The Agda the running lane is (None before the first question)."""
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._scratch: CappedFolder | None = None
         self._loaded: tuple[str, bytes] | None = None
@@ -180,11 +186,13 @@ class AgdaLane:
         self._points = []
         self._buffer = bytearray()
 
-    def _start(self) -> subprocess.Popen[bytes]:
+    def _start(self, toolchain: Toolchain) -> subprocess.Popen[bytes]:
+        """The lane, running ``toolchain`` (a lane running another Agda is ended first)."""
         if self._process is not None and (
             self.uses >= self.max_uses
             or self._rss_mb() > self.max_rss_mb
             or self._process.poll() is not None
+            or self.toolchain != toolchain
         ):
             self.close()
             self.restarts += 1
@@ -192,9 +200,7 @@ class AgdaLane:
             self._folder = tempfile.TemporaryDirectory(prefix="assay-lane-")
             self._scratch = scratch(Path(self._folder.name))
             stage(self._scratch.path, {})
-            toolchain = agda_toolchain(self.config)
-            if toolchain is None:
-                raise LaneError("agda is not installed on this machine")
+            self.toolchain = toolchain
             argv = [*toolchain.command, "--interaction-json", "--no-libraries", "-i", "."]
             if self.stdlib:
                 for folder in toolchain.search_path:
@@ -316,7 +322,10 @@ class AgdaLane:
         if problem is not None:
             raise LaneInputError(f"refused {problem}", where=str(file))
         relative = module.replace(".", "/") + ".agda"
-        self._start()  # recycles first when due, which forgets what was loaded
+        toolchain = agda_toolchain_for(self.config, [text])  # the batch judge's, for this file
+        if toolchain is None:
+            raise LaneError("agda is not installed on this machine")
+        self._start(toolchain)  # recycles first when due, which forgets what was loaded
         if self._loaded != (relative, source):
             self._loaded, self._points = None, []
             assert self._scratch is not None

@@ -12,6 +12,7 @@ from typing import Any
 
 from assay.proofs._batch import Alone
 from assay.proofs._paths import path_problem
+from assay.proofs._toolchain import Toolchain
 
 WRAPPER = "AssayGoal"
 """The wrapper module: it restates the trusted statement and checks the solution against it."""
@@ -47,6 +48,13 @@ class Plan:
     alone: Alone | None = None
     """The first step runs in a folder of its own, only its one output copied out (Lean: the
     solution's compilation runs its code; see ``_batch.Alone``)."""
+    toolchain: Toolchain | None = None
+    """The toolchain the steps run (the judge names it in the verdict and the cache key); None:
+    the one ``Config`` selects (``_judges.plan_for`` always sets it)."""
+    fallback: Plan | None = None
+    """The same files under the toolchain's ``fallback``: judged instead, and its verdict
+    stands, only when this plan's run fails on the toolchain's own library (the language's
+    ``trusted_failure``), never after a finding about the work."""
 
     def commands(self) -> list[list[str]]:
         """The steps as they run: ``{marker}`` replaced by this plan's marker."""

@@ -34,6 +34,12 @@ class Toolchain:
     """What a command starts with, before the checker's own arguments, when that is not the
     ``binary`` alone: a launcher and the runtime options it is given (Agda: ``+RTS ... -RTS``).
     Part of every step, so of the verdict's command and of the cache key."""
+    fallback: Toolchain | None = None
+    """The toolchain that judges instead when this one cannot read its own library for a file
+    (Agda under ``agda_toolchain="auto"``: Debian's, behind the PyPI one); None: no other."""
+    lacking: frozenset[str] = frozenset()
+    """Library modules this toolchain has no compiled form of (the PyPI Agda's
+    ``agda-stdlib.SKIPPED``): a file importing one is judged by ``fallback``."""
 
     @property
     def command(self) -> tuple[str, ...]:

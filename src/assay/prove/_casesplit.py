@@ -46,8 +46,10 @@ from typing import Any, Protocol
 from assay.proofs import AgdaLane, Attempt, Goal, TermRejected, Terms, judge_source
 from assay.prove._fixture import (
     clause_of,
+    declaration_end,
     definitions,
     enclosing,
+    fields_only,
     holes,
     operator_arguments,
     position,
@@ -82,14 +84,15 @@ class Split:
 
 
 def _one_declaration(line: str) -> bool:
-    """Whether ``line`` can hold only one declaration as Agda lays it out: no ``;`` (which
-    separates declarations on one line), no comment or pragma, and only printable characters
-    (Agda also breaks lines at ``\r``, ``\f`` and other separators a ``\n`` search misses). A
-    split replaces the whole line, so a fixity declaration sharing it would be deleted with the
-    clause, and the statement above re-parsed: a false statement made true."""
+    """Whether ``line`` can hold only one declaration as Agda lays it out: no ``;`` but between
+    a record pattern's fields (``fields_only``; anywhere else it separates declarations on one
+    line), no comment or pragma, and only printable characters (Agda also breaks lines at
+    ``\r``, ``\f`` and other separators a ``\n`` search misses). A split replaces the whole
+    line, so a fixity declaration sharing it would be deleted with the clause, and the
+    statement above re-parsed: a false statement made true."""
     return (
         line.isprintable()
-        and ";" not in line
+        and fields_only(line)
         and not any(mark in line for mark in ("--", "{-", "-}"))
     )
 
@@ -118,6 +121,8 @@ def clause_span(text: str, hole: tuple[int, int]) -> tuple[int, int] | None:
         if following[0].isspace() or following.startswith("{-"):
             return None
         break
+    if declaration_end(text, start) != hole[1]:
+        return None  # Agda's layout gives the clause more (a block after a comment a \f ends)
     return start, end
 
 

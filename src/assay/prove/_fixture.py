@@ -2,50 +2,25 @@
 
 An obligation is an Agda file with one or more holes; its holes are its obligations. This module
 reads the file's text only to *propose* (which names the fixture imports by name, which modules
-it imports, the definition a hole belongs to). A misreading here can only change what is
+it imports, the definition a hole belongs to); its signatures are read among Agda's own tokens
+(``agda_tokens``, the lexer the scan uses), so a comment is whitespace here as it is to Agda. A misreading here can only change what is
 proposed, never a verdict: every candidate is judged by a whole-file batch check.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from assay.proofs import proof_language
+from assay.proofs import AgdaToken, agda_tokens, proof_language
 
 _OPEN_IMPORT = re.compile(
     r"^(open\s+)?import\s+([^\s;()]+)(?:\s+as\s+([^\s;()]+))?(.*)$", re.MULTILINE
 )
 _USING = re.compile(r"\busing\s*\(([^)]*)\)")
 _RENAMING = re.compile(r"\brenaming\s*\(([^)]*)\)")
-_SIGNATURE = re.compile(r"^([^\s:(){};@\"]+)\s+:(?:\s|$)")
-_KEYWORDS = frozenset(
-    {
-        "open",
-        "import",
-        "module",
-        "data",
-        "record",
-        "infix",
-        "infixl",
-        "infixr",
-        "postulate",
-        "private",
-        "mutual",
-        "abstract",
-        "instance",
-        "variable",
-        "pattern",
-        "syntax",
-        "field",
-        "constructor",
-        "where",
-        "--",
-        "{-#",
-        "{-",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -62,11 +37,25 @@ def holes(text: str) -> list[tuple[int, int]]:
     return proof_language("agda").holes(text)
 
 
+_AGDA_LINE_END = re.compile("\r\n|[\n\r\f\x85\u2028\u2029]")
+"""Every line ending Agda counts (a CR LF pair is one), as ``hole_span`` reads positions."""
+
+
 def position(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based line and column (in code points, as Agda counts them) of ``offset``."""
-    before = text[:offset]
-    line = before.count("\n") + 1
-    return line, offset - (before.rfind("\n") + 1) + 1
+    """The 1-based line and column (in code points, as Agda counts them, after any of its line
+    endings: ``\f`` and U+2028 end a line too) of ``offset``."""
+    ends = list(_AGDA_LINE_END.finditer(text, 0, offset))
+    start = ends[-1].end() if ends else 0
+    return len(ends) + 1, offset - start + 1
+
+
+def declaration_end(text: str, start: int) -> int | None:
+    """Where the top-level declaration that begins at ``start`` ends (its last token, comments
+    aside, as Agda's layout groups them), or None when none begins there."""
+    for declaration in _declarations(text):
+        if declaration.tokens[0].start == start:
+            return declaration.tokens[-1].end
+    return None
 
 
 def imports(text: str) -> list[Import]:
@@ -84,10 +73,6 @@ def imports(text: str) -> list[Import]:
                     names.append(pair.split(" to ", 1)[1].strip())
         found.append(Import(module, alias or module, tuple(names)))
     return found
-
-
-def _top_lines(text: str, end: int) -> list[str]:
-    return [line for line in text[:end].split("\n") if line and not line[0].isspace()]
 
 
 _OPENING = {"(": ")", "{": "}", "⦃": "⦄"}
@@ -142,12 +127,77 @@ def _unread(pattern: str) -> bool:
     return any(mark in pattern for mark in ("{!", "--", "{-", "-}", '"', "@"))
 
 
+def _group_start(line: str, index: int) -> int | None:
+    """Where the bracket of the bracketed atom starting at ``index`` is: ``(…)``, ``{…}`` and
+    ``⦃…⦄`` at ``index``; a dot pattern ``.(…)`` (its bracket right after the dot); a record
+    pattern ``record {…}`` (spaces between the keyword and its brace). None: no such atom."""
+    if line[index] in _OPENING:
+        return index
+    if line.startswith(".(", index):
+        return index + 1
+    if line.startswith("record ", index):
+        brace = index + len("record")
+        while brace < len(line) and line[brace] == " ":
+            brace += 1
+        return brace if line.startswith("{", brace) else None
+    return None
+
+
+_RECORD_BRACE = re.compile(r"(?:^|[\s(){}⦃⦄])record\s+$")
+_FIELD = re.compile(r"\s*([^\s(){}⦃⦄;=@\".]+)\s+=\s+\S.*", re.DOTALL)
+
+
+def _assignments(inner: str) -> list[str]:
+    """A record pattern's braces' content cut at its own ``;`` (not at a nested bracket's)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(inner):
+        depth += (char in _OPENING) - (char in _CLOSING)
+        if char == ";" and depth == 0:
+            parts.append(inner[start:index])
+            start = index + 1
+    return [*parts, inner[start:]]
+
+
+def fields_only(text: str) -> bool:
+    """Whether every ``;`` in ``text`` separates field assignments directly inside a record
+    pattern's braces (``record { a = x ; b = y }``, each part ``field = pattern``), and every
+    such record pattern is made of field assignments only. Anywhere else a ``;`` separates
+    declarations (``infixl 6 _⊕_ ; bad n = …``: a split replacing the line would delete the
+    fixity), so a line holding one is never read as a clause. Unbalanced brackets or a string
+    around a ``;`` are not read (False)."""
+    if ";" not in text and "record" not in text:
+        return True
+    if '"' in text:
+        return False
+    stack: list[tuple[str, int | None]] = []  # a bracket's closer; where a record's fields start
+    for index, char in enumerate(text):
+        if char in _OPENING:
+            record = char == "{" and _RECORD_BRACE.search(text[:index]) is not None
+            stack.append((_OPENING[char], index + 1 if record else None))
+        elif char in _CLOSING:
+            if not stack or stack[-1][0] != char:
+                return False
+            fields = stack.pop()[1]
+            if fields is not None and not all(
+                (match := _FIELD.fullmatch(part)) and match.group(1) not in _NOT_A_PATTERN
+                for part in _assignments(text[fields:index])
+            ):
+                return False
+        elif char == ";" and (not stack or stack[-1][1] is None):
+            return False
+    return not stack
+
+
 def read_clause(line: str) -> Clause | None:
     """``line`` read as one clause, or None for any shape this reader cannot read exactly (it
     never guesses): an indented or non-printable line, a string or character literal, an
-    as-pattern, a comment, a hole, unbalanced brackets, a word glued to a bracket, a ``with`` /
-    ``rewrite`` / ``...`` clause. The ``=`` is Agda's only when it stands alone (``=?`` is a
-    name) outside every bracket (``{p = ()}`` is a named pattern)."""
+    as-pattern, a comment, a hole, unbalanced brackets, a word glued to a bracket, a lone dot,
+    a ``with`` / ``rewrite`` / ``...`` clause, a ``;`` in the left-hand side anywhere but
+    between a record pattern's fields (``fields_only``; the right-hand side is not read). The
+    ``=`` is Agda's only when it stands alone (``=?`` is a name) outside every bracket
+    (``{p = ()}`` is a named pattern). A bracketed group is one atom, and so are the two
+    patterns Agda prints with a dot or a keyword before the bracket: a dot pattern
+    ``.(suc _)`` and a record pattern ``record { a = x ; b = y }``."""
     if not line or line[0].isspace() or not line.isprintable():
         return None
     atoms: list[str] = []
@@ -159,8 +209,9 @@ def read_clause(line: str) -> Clause | None:
             continue
         if char in _CLOSING:
             return None
-        if char in _OPENING:
-            end = _group_end(line, index)
+        opening = _group_start(line, index)
+        if opening is not None:
+            end = _group_end(line, opening)
             if end is None or _unread(line[index:end]):
                 return None
             atoms.append(line[index:end])
@@ -175,14 +226,18 @@ def read_clause(line: str) -> Clause | None:
                 rhs = end
                 while rhs < size and line[rhs] == " ":
                     rhs += 1
-                return Clause(tuple(atoms), index, rhs) if atoms else None
-            if word in _NOT_A_PATTERN or word.startswith("'") or _unread(word):
+                if not atoms or not fields_only(line[:index]):
+                    return None
+                return Clause(tuple(atoms), index, rhs)
+            if word in _NOT_A_PATTERN or word.startswith("'") or _unread(word) or ";" in word:
                 return None
+            if not word.strip("."):
+                return None  # a lone dot: Agda reads `. (suc _)` as one dot pattern
             atoms.append(word)
         if end < size and line[end] != " ":
-            return None  # a word glued to a bracket (`.(x)`, `x(y)`): not read
+            return None  # a word glued to a bracket (`f.(x)`, `x(y)`): not read
         index = end
-    return Clause(tuple(atoms), None, None) if atoms else None
+    return Clause(tuple(atoms), None, None) if atoms and fields_only(line) else None
 
 
 def operator_arguments(name: str, atoms: tuple[str, ...]) -> list[tuple[str, ...]] | None:
@@ -232,71 +287,118 @@ def clause_of(atoms: tuple[str, ...], declared: Collection[str]) -> str | None:
     return readings.pop() if len(readings) == 1 else None
 
 
+_BREAK = re.compile("[\n\r\f\x85\u2028\u2029]")
+"""A character Agda's lexer reads as a line break (``convertLineEndings``; CR LF ends in
+``\n``): a token right after one is at column 0."""
+
+
+@dataclass(frozen=True)
+class _Declaration:
+    """One top-level declaration as Agda's layout groups it: the program tokens (comments are
+    whitespace to Agda) from one at column 0 up to the next at column 0."""
+
+    tokens: tuple[AgdaToken, ...]
+
+    @property
+    def names(self) -> tuple[str, ...] | None:
+        """The names it declares when it is a type signature: ``f : T``, ``f g : T``,
+        ``_::_ : T``, ``f`` with ``: T`` on the indented lines below; None when it is not one
+        (the first token is a keyword, or something other than names stands before the
+        ``:``)."""
+        for index, token in enumerate(self.tokens):
+            if token.kind == "word" and token.text == ":":
+                return tuple(t.text for t in self.tokens[:index]) or None
+            if not _declarable(token):
+                return None
+        return None
+
+
+def _declarable(token: AgdaToken) -> bool:
+    """A token a signature can declare: an unqualified name that is no reserved word or
+    symbol, or ``_`` (an anonymous definition, ``_ : 1 ≡ 1``)."""
+    if token.kind == "symbol":
+        return token.text == "_"
+    return (
+        token.kind == "word"
+        and "." not in token.text
+        and token.text not in _NOT_A_PATTERN
+        and token.text not in ("=", "?")
+    )
+
+
+def _declarations(text: str) -> list[_Declaration]:
+    """The file's top-level declarations, read among Agda's own tokens (``agda_tokens``), so a
+    signature inside a comment (``{- m : Nat -}``, nested ``{- {- -} -}``, ``-- m : Nat``)
+    declares nothing and a comment inside one (``f -- note`` / ``  : T``) hides nothing. Text
+    Agda's lexer refuses has none: nothing is read from it."""
+    try:
+        found = agda_tokens(text)
+    except ValueError:  # AgdaLexError: Agda would refuse the file too
+        return []
+    groups: list[list[AgdaToken]] = []
+    for token in found:
+        if token.kind == "comment":
+            continue
+        if token.start == 0 or _BREAK.match(text, token.start - 1):
+            groups.append([])
+        if groups:
+            groups[-1].append(token)
+    return [_Declaration(tuple(group)) for group in groups]
+
+
+def _signatures(text: str, end: int | None = None) -> list[tuple[tuple[str, ...], str]]:
+    """(the names, the type as written) of every top-level signature starting before ``end``;
+    the type's lines are stripped and joined by one space, comments left out."""
+    found = []
+    for declaration in _declarations(text):
+        names, tokens = declaration.names, declaration.tokens
+        if end is not None and tokens[0].start >= end:
+            break
+        if names is None:
+            continue
+        rest, pieces = tokens[len(names) + 1 :], []
+        for token, after in itertools.pairwise(rest):
+            gap = text[token.end : after.start]
+            pieces += [token.text, " " if gap.strip() else gap]  # a comment: one space
+        body = "".join(pieces) + (rest[-1].text if rest else "")
+        lines = (part.strip() for part in body.split("\n"))
+        found.append((names, " ".join(line for line in lines if line)))
+    return found
+
+
 def definitions(text: str, end: int) -> list[str]:
-    """The names the top-level signatures before ``end`` declare: ``f : T`` on one line, or
-    ``f`` alone on a line with its type on the indented lines below (``  : T``)."""
-    lines = text[:end].split("\n")
-    names: list[str] = []
-    for index, line in enumerate(lines):
-        if not line or line[0].isspace():
-            continue
-        match = _SIGNATURE.match(line)
-        if match:
-            names.append(match.group(1))
-            continue
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if (
-            len(line.split()) == 1
-            and line.split()[0] not in _KEYWORDS
-            and following[:1].isspace()
-            and following.lstrip().startswith(": ")
-        ):
-            names.append(line.split()[0])
-    return list(dict.fromkeys(names))
+    """The names the top-level signatures before ``end`` declare (``_Declaration.names``)."""
+    return list(dict.fromkeys(name for names, _ in _signatures(text, end) for name in names))
 
 
 def enclosing(text: str, offset: int) -> str | None:
     """The name of the top-level definition whose clause holds the hole at ``offset``: the
-    nearest unindented line above it (comment lines aside) read as a clause (``read_clause``)
-    of one of the definitions the signatures above declare (``clause_of``: a mixfix clause
-    ``m ! n`` is ``_!_``'s). None when that line is no clause this reader can read, or fits no
-    definition or more than one: a misread name would key the split budget and the recursive
-    shapes on the wrong definition, so nothing is guessed."""
-    for line in reversed(_top_lines(text, offset)):
-        if line.lstrip().startswith("--"):
-            continue
-        if line.split()[0] in _KEYWORDS or _SIGNATURE.match(line):
-            return None
-        clause = read_clause(line)
-        if clause is None:
-            return None
-        return clause_of(clause.atoms, definitions(text, offset))
-    return None
+    line that starts the top-level declaration holding it (comments are not declarations)
+    read as a clause (``read_clause``) of one of the definitions the signatures above declare
+    (``clause_of``: a mixfix clause ``m ! n`` is ``_!_``'s). None when that declaration is a
+    signature or no clause this reader can read, or fits no definition or more than one: a
+    misread name would key the split budget and the recursive shapes on the wrong
+    definition, so nothing is guessed."""
+    before = [d for d in _declarations(text) if d.tokens[0].start <= offset]
+    if not before or before[-1].tokens[0].start == offset or before[-1].names is not None:
+        return None
+    start = before[-1].tokens[0].start
+    stop = _BREAK.search(text, start)
+    clause = read_clause(text[start : stop.start() if stop else len(text)])
+    if clause is None:
+        return None
+    return clause_of(clause.atoms, definitions(text, offset))
 
 
 def signature(text: str, name: str) -> str:
     """The type of top-level ``name`` as written in the file (its signature's lines), or ""."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        match = _SIGNATURE.match(line)
-        if match and match.group(1) == name:
-            body = [line[match.end() :]]
-            for more in lines[index + 1 :]:
-                if not more or not more[0].isspace():
-                    break
-                body.append(more)
-            return " ".join(part.strip() for part in body).strip()
-    return ""
+    return next((body for names, body in _signatures(text) if name in names), "")
 
 
 def local_lemmas(text: str, offset: int, own: str | None) -> list[str]:
     """Top-level names the file declares before the hole (its helper lemmas), not ``own``."""
-    names = []
-    for line in _top_lines(text, offset):
-        match = _SIGNATURE.match(line)
-        if match and match.group(1) != own and match.group(1) not in names:
-            names.append(match.group(1))
-    return names
+    names = definitions(text, offset)
+    return [name for name in names if name != own]
 
 
 def nameable(name: str) -> bool:

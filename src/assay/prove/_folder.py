@@ -25,7 +25,7 @@ from assay._config import DEFAULT_CONFIG, Config
 from assay._errors import InvalidInput, ToolchainMissing
 from assay._files import read_regular_text
 from assay._wire import WireModel
-from assay.proofs import Judging, agda_toolchain, proof_language
+from assay.proofs import Judging, agda_toolchain, agda_toolchain_for, proof_language
 from assay.prove._casesplit import RECURSIVE_VOCABULARY
 from assay.prove._fixture import enclosing, holes, imports, signature
 from assay.prove._ledger import Controls, ObligationLedger, ProveReport
@@ -144,6 +144,23 @@ def recall(obligations: list[tuple[str, str, Meta]], library: str) -> dict[str, 
     }
 
 
+def fallback_of(config: Config, obligations: list[tuple[str, str, Meta]]) -> str:
+    """Which obligations the fallback Agda judges (under ``auto``: Debian's, for a file that
+    imports a module the PyPI Agda's library lacks), so the report names every Agda that judged:
+    "<version> judges <files>", or "none"."""
+    default = agda_toolchain(config)
+    files = [
+        name
+        for name, text, _ in obligations
+        if default is not None
+        and (chosen := agda_toolchain_for(config, [text])) is not None
+        and chosen.binary != default.binary
+    ]
+    if default is None or default.fallback is None or not files:
+        return "none"
+    return f"{default.fallback.version} ({default.fallback.binary}) judges {', '.join(files)}"
+
+
 def prove_folder(
     folder: Path,
     judging: Judging,
@@ -191,6 +208,7 @@ def prove_folder(
             "version": toolchain.version if toolchain else "none",
             "library": toolchain.library if toolchain else "none",
             "language": proof_language("agda").name,
+            "fallback": fallback_of(config, obligations),
         },
         solved=sum(r.status == "solved" for r in counted),
         total=len(counted),

@@ -31,15 +31,21 @@ objects (compared with ``is``), the judge writes the nonce to DONE. When the che
 assertion, an exception, a failed test) once the candidate's process was started, so the
 failure is about the answers it gave and not a limit's consequence (a call into a process that
 died never returns to the check), the judge reports ``failed`` with the nonce: the verifier
-then believes no limit counted elsewhere in the sandbox.
+then believes no limit counted elsewhere in the sandbox. A check that never started the
+candidate's process (it compares what a program it started printed, or reads files) fails on
+its own exception or ``sys.exit`` the same way, unless that may be a limit's consequence
+(``_ended_by_the_check``: a resource error, the judge's own ``MemoryError``, its own
+``subprocess`` timeout, a program it waited for killed as a limit kills).
 
 Everything checked code runs in carries the fence (``_fence.py``), a second seccomp filter that
 refuses signals to the judge, pid 1 and their process group (and, in a shell check, to bash).
 The zygote is forked first and fences itself (``_zygote``: a session of its own, a fence that
 allows ``kill(0)`` of its own group, and a Landlock signal scope that keeps it off every thread
-of the judge). Then the judge starts its parked drain thread (``_parked_thread``) and loads the
-fence on itself, naming its pid and that thread's id, so the programs a check starts and bash
-inherit it; bash adds its own pid and a Landlock scope between fork and exec (``_shellrun``).
+of the judge); the candidate's process is its child, which the judge adopts, so it can make a
+process group of its own (``_lead_the_session``). Then the judge starts its parked drain
+thread (``_parked_thread``) and loads the fence on itself, naming its pid and that thread's
+id, so the programs a check starts and bash inherit it; bash adds its own pid and a Landlock
+scope between fork and exec (``_shellrun``).
 The judge's own code is held to it as well: a check cannot signal its own judge process
 either, nor its process group (``kill(0)``). A judge that could not load it runs nothing of the
 check (``runner_error``).
@@ -73,7 +79,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-PR_SET_DUMPABLE = 4
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -91,11 +97,13 @@ def main() -> None:
     except OSError:
         pass  # a session leader already leads its group
     fence = _module("_fence")
+    adopting = _prctl(PR_SET_CHILD_SUBREAPER, 1)  # the zygote's child becomes this one's
     zygote = _zygote(fence, control_fd, done_fd)  # before the nonce exists; it fences itself
     worker = _parked_thread()  # the output or report drain, its id known to the fence
     _tell_zygote(zygote, worker)
     unfenced = _fence_self(fence, worker)  # before anything else: all this process starts has it
     spec = marshal.loads(_read_control(control_fd))  # the verifier's, never checked code's
+    zygote = _adopt(zygote, adopting)
     nonce = spec.pop("nonce")
     # Every message is built before checked code runs, which may replace anything afterwards.
     started, completed = _message(nonce, "started"), _message(nonce, "completed")
@@ -140,6 +148,8 @@ def main() -> None:
     _STATE["start_thread"] = None if worker is None else worker[1]
     sys.addaudithook(_audit_hook(spec["cwd"], _STATE["refuse"]))
     _guard_extensions(_STATE["refuse"])
+    _watch_children(os)
+    _STATE["zygote_pid"] = 0 if zygote is None else zygote[0]
     write(done_fd, started)
     tests, stop = None, ()
     if "unittest" in spec["code"] or "def test_" in spec["code"] or "class Test" in spec["code"]:
@@ -157,12 +167,11 @@ def main() -> None:
     except SystemExit as exc:
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if status:
-            _found(done_fd, failed)
+            _ended_by_the_check(done_fd, failed, exc)
         _finish()
         exit_now(status)
     except BaseException as exc:
-        if not isinstance(exc, MemoryError) or _STATE["candidate_raised"](exc):
-            _found(done_fd, failed)  # a MemoryError crossed from candidate code is its answer
+        _ended_by_the_check(done_fd, failed, exc)
         _print_traceback()
         _finish()
         exit_now(1)
@@ -180,7 +189,7 @@ def main() -> None:
 
 
 # What the runner's own helpers share with it; set before checked code runs.
-_STATE: "dict[str, Any]" = {"candidate_raised": lambda exc: False}
+_STATE: "dict[str, Any]" = {"candidate_raised": lambda exc: False, "cut_short": ()}
 
 
 def _delimiter(nonce: str) -> bytes:
@@ -204,6 +213,158 @@ def _found(done_fd: int, failed: bytes) -> None:
             os.write(done_fd, failed)
         except OSError:
             pass
+
+
+def _ended_by_the_check(done_fd: int, failed: bytes, exc: BaseException) -> None:
+    """The check's own code ended it with ``exc`` (an exception, or ``sys.exit`` non-zero):
+    report ``failed`` when that is its conclusion on answers it received, so no limit counted
+    elsewhere in the sandbox (a program the check started left an OOM-killed child) turns it
+    into "inconclusive" (adv-fence2), as a shell check's failing last line decides.
+
+    Not when it may be a limit's consequence, which only the verifier names, from what it
+    observed: the judge's own ``MemoryError`` anywhere in its chain, a resource error (a fork
+    or a thread refused, no memory, no space, no descriptor), the check's own ``subprocess``
+    timeout, or a program the judge waited for that ended the way a limit ends a process
+    (SIGKILL, SIGXCPU, SIGXFSZ, or a shell's 128 + one of them: its output may have been cut
+    short). The candidate's process (``_found``) is the exception: once it was started, what
+    failed is about the answers it gave, as before. Nothing here reads what the checked code
+    wrote: only the exception's types and numbers, and what the kernel said of the judge's
+    own children."""
+    started = _STATE.get("candidate_started")
+    if started is not None and started():
+        if not isinstance(exc, MemoryError) or _STATE["candidate_raised"](exc):
+            _found(done_fd, failed)  # a MemoryError crossed from candidate code is its answer
+        return
+    if not isinstance(exc, Exception | SystemExit) or _cut_short(exc):
+        return
+    try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+        os.write(done_fd, failed)
+    except OSError:
+        pass
+
+
+_RESOURCE_ERRNOS = frozenset((11, 12, 23, 24, 28, 122))
+"""EAGAIN, ENOMEM, ENFILE, EMFILE, ENOSPC, EDQUOT: the run's limits as a system call sees them."""
+_LIMIT_SIGNALS = frozenset((9, 24, 25))
+"""SIGKILL (the OOM killer, the CPU limit's end), SIGXCPU, SIGXFSZ."""
+
+
+def _cut_short(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from or during) may be a limit's
+    consequence, or a program the judge waited for ended as a limit ends a process."""
+    _reap_children()
+    if _STATE["cut_short"]:
+        return True
+    raised_for_candidate, seen = _STATE["candidate_raised"], 0
+    step: BaseException | None = exc
+    while step is not None and seen < 100:
+        seen += 1
+        if not raised_for_candidate(step):
+            if isinstance(step, MemoryError):
+                return True
+            if isinstance(step, OSError) and step.errno in _RESOURCE_ERRNOS:
+                return True
+            if isinstance(step, RuntimeError) and "can't start new thread" in str(step):
+                return True
+            kind = type(step)
+            if kind.__name__ == "TimeoutExpired" and kind.__module__ == "subprocess":
+                return True
+        step = step.__cause__ or step.__context__
+    return False
+
+
+def _watch_children(os_module: "Any") -> None:
+    """Note every child the check's code waits for (``subprocess``, ``os.system``,
+    ``os.wait*``) that ended as a limit ends a process (``_cut_short``). The wrappers return
+    exactly what the originals do; ``subprocess`` binds them when the check imports it."""
+    noted: list[int] = []
+    _STATE["cut_short"] = noted
+
+    def note(status: int) -> None:
+        if os_module.WIFSIGNALED(status):
+            if os_module.WTERMSIG(status) in _LIMIT_SIGNALS:
+                noted.append(status)
+        elif os_module.WIFEXITED(status) and os_module.WEXITSTATUS(status) - 128 in _LIMIT_SIGNALS:
+            noted.append(status)
+
+    def wrap(name: str, at: "int | None") -> None:
+        original = getattr(os_module, name, None)
+        if original is None:
+            return
+
+        def watched(*args: "Any", **kwargs: "Any") -> "Any":
+            result = original(*args, **kwargs)
+            try:
+                if at is None:
+                    note(result)
+                elif result[0]:
+                    note(result[at])
+            except Exception:
+                pass
+            return result
+
+        watched.__name__ = watched.__qualname__ = name
+        watched.__doc__ = original.__doc__
+        setattr(os_module, name, watched)
+
+    for name in ("waitpid", "wait", "wait3", "wait4"):
+        wrap(name, 1)
+    wrap("system", None)
+    original_waitid = getattr(os_module, "waitid", None)
+    if original_waitid is not None:
+
+        def waitid(*args: "Any", **kwargs: "Any") -> "Any":
+            result = original_waitid(*args, **kwargs)
+            try:
+                if result is not None and result.si_code in (2, 3):  # CLD_KILLED, CLD_DUMPED
+                    if result.si_status in _LIMIT_SIGNALS:
+                        noted.append(result.si_status)
+                elif result is not None and result.si_status - 128 in _LIMIT_SIGNALS:
+                    noted.append(result.si_status)
+            except Exception:
+                pass
+            return result
+
+        waitid.__doc__ = original_waitid.__doc__
+        os_module.waitid = waitid
+    _STATE["waitpid"] = getattr(os_module, "waitpid", None)
+
+
+def _reap_children() -> None:
+    """Children of the judge that ended unwaited for (the check read a program's output to
+    its end and failed before waiting for it): read how they ended, as ``_watch_children``
+    does. A process closes its files before it becomes a zombie, so a child still running
+    gets up to 20 ms to end (on this failure path only; the idle zygote is not waited for)."""
+    import _thread  # its lock's timed wait is the sleep: no other import in the judge
+
+    waitpid = _STATE.get("waitpid")
+    if waitpid is None:
+        return
+    pause = _thread.allocate_lock()
+    pause.acquire()
+    running = _children() - {_STATE.get("zygote_pid", 0)}
+    for attempt in range(21):
+        for pid in list(running):
+            try:
+                if waitpid(pid, os.WNOHANG)[0]:
+                    running.discard(pid)
+            except OSError:
+                running.discard(pid)
+        if not running or attempt == 20:
+            return
+        pause.acquire(True, 0.001)
+
+
+def _children() -> "set[int]":
+    """This process's children (``/proc/PID/task/TID/children``; none when unreadable)."""
+    found: set[int] = set()
+    try:
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children", "rb") as listing:
+                found.update(int(pid) for pid in listing.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
 
 
 def _message(nonce: str, *words: str) -> bytes:
@@ -236,14 +397,48 @@ def _read_exactly(fd: int, size: int) -> bytes:
 
 
 def _nondumpable() -> bool:
-    """prctl(PR_SET_DUMPABLE, 0) through _ctypes (1 ms; the ctypes package would cost 5 ms)."""
+    """prctl(PR_SET_DUMPABLE, 0) (``_prctl``)."""
+    return _prctl(PR_SET_DUMPABLE, 0)
+
+
+def _prctl(option: int, value: int) -> bool:
+    """prctl(option, value) through _ctypes (1 ms; the ctypes package would cost 5 ms);
+    whether it succeeded."""
     try:
         import _ctypes
 
         prctl = _ctypes.dlsym(_ctypes.dlopen(None), "prctl")  # type: ignore[arg-type]
-        return bool(_ctypes.call_function(prctl, (PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0)
+        return bool(_ctypes.call_function(prctl, (option, value, 0, 0, 0)) == 0)
     except Exception:
         return False
+
+
+def _adopt(
+    zygote: "tuple[int, int, int, int] | None", adopting: bool
+) -> "tuple[int, int, int, int] | None":
+    """The zygote with the pid of the candidate's process in place of its own.
+
+    The zygote, a session's leader, forked that process and exited (``_lead_the_session``);
+    this process was a child subreaper meanwhile, so it is that process's parent now: it
+    reaps the zygote, stops being a subreaper (the candidate's own orphans go to the run's
+    init), and will wait for the candidate's process as for its own child. The pid comes first
+    on the replies pipe, written before any candidate code exists."""
+    try:
+        if zygote is None:
+            return None
+        head = _read_exactly(zygote[2], 4)
+        if len(head) != 4:
+            return zygote  # it is gone: a call into it fails as any dead candidate process's
+        pid = int.from_bytes(head, "big")
+        if pid != zygote[0]:
+            try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+                os.waitpid(zygote[0], 0)
+            except OSError:
+                pass
+        return pid, zygote[1], zygote[2], zygote[3]
+    finally:
+        if adopting:
+            _prctl(PR_SET_CHILD_SUBREAPER, 0)
 
 
 def _main_module(filename: str) -> "Any":
@@ -600,7 +795,9 @@ def _zygote(fence: "dict[str, Any]", *inherited: int) -> "tuple[int, int, int, i
     kernel has it: it cannot signal the judge's threads either, whose ids the pid fence cannot
     name). Its fence names the judge's drain thread too (for kernels without Landlock signal
     scoping), whose id the judge sends first on the requests pipe (``_tell_zygote``). A zygote
-    that could not fence itself exits, running nothing.
+    that could not fence itself exits, running nothing. Once fenced, it forks the candidate's
+    process and exits (``_lead_the_session``), so that process, which the judge adopts, is not
+    the session's leader and can make a process group of its own.
     """
     import gc
 
@@ -633,6 +830,7 @@ def _zygote(fence: "dict[str, Any]", *inherited: int) -> "tuple[int, int, int, i
         tid = int.from_bytes(thread, "big")
         fence["install"]((1, judge, *((tid,) if tid else ())), (group,), own_group)
         fence["scope_signals"]()
+        _lead_the_session(own_group, replies_write)  # returns in the candidate's process
         head = os.read(requests_read, 4)
         size = int.from_bytes(head, "big")
         script = marshal.loads(os.read(requests_read, size)) if len(head) == 4 else None
@@ -640,6 +838,34 @@ def _zygote(fence: "dict[str, Any]", *inherited: int) -> "tuple[int, int, int, i
             sys.argv = [script, str(requests_read), str(replies_write)]
             exec(_code(script), {"__name__": "__main__", "__builtins__": builtins})
     finally:
+        os._exit(0)
+
+
+def _lead_the_session(own_group: bool, replies: int) -> None:
+    """Make the candidate's process a member of the zygote's new session, not its leader, and
+    tell the judge its pid (4 bytes, first on the replies pipe, written by the zygote, which
+    knows it: the judge does not wait for the child to be scheduled). Returns in that process.
+
+    ``setpgid`` on a session leader is EPERM, so a candidate that makes itself a process group
+    leader (``os.setpgrp()``, to ``killpg`` its helpers later) failed, a right answer refuted
+    (adv-fence2). So the zygote, the session's leader, forks the candidate's process as soon
+    as it is fenced and exits; the judge is a child subreaper until then (``_adopt``), so the
+    child is reparented to the judge: its parent, which waits for it and reads its status, as
+    before. Done ahead, while the judge reads its control message, not when the check first
+    imports the candidate. The child keeps every property of the session: it inherited the
+    fence and the Landlock scope, its group is the session's, and ``setpgid`` still reaches
+    only groups of this session. When the fork cannot be made (no task left), or the zygote
+    leads no session, the candidate runs in the zygote itself."""
+    pid = 0
+    if own_group:
+        try:  # noqa: SIM105 - contextlib costs the runner ~10 ms of imports on every run
+            pid = os.fork()
+        except OSError:
+            pass  # no task left to fork: the candidate runs here, as the session's leader
+        if pid == 0 and os.getpid() != os.getsid(0):
+            return  # the child: the zygote wrote its pid
+    os.write(replies, (pid or os.getpid()).to_bytes(4, "big"))
+    if pid:
         os._exit(0)
 
 

@@ -65,7 +65,9 @@ def _parse(body: bytes, shape: Callable[[Any], T]) -> T:
     anything deeper, which would be emptied. A refusal is raised without its traceback, whose
     frames would keep the document alive until the loop drops it."""
     try:
-        data = loads_strict(body)
+        data = loads_strict(
+            body, max_depth=None
+        )  # an envelope: its items' work is capped where judged
     except StrictJSONError as exc:
         error = ApiError(400, f"the request body is not valid JSON: {exc}", where="body")
     else:

@@ -7,6 +7,8 @@ network). Regular expressions (``pattern``, ``patternProperties`` and the ``addi
 that depends on them) run under ``Config.regex_timeout`` with ECMA-262's ASCII meaning of ``\\d``,
 ``\\w`` and ``\\b``, and ``$`` matching only at the very end, so ``"１２"`` or ``"12\\n"`` do not
 pass ``^\\d+$``. jsonschema itself is imported on first use, keeping ``import assay`` light.
+A document or schema nested deeper than ``SCHEMA_DEPTH_LIMIT`` levels is not read (the validator
+recurses per level): the same refusal whoever calls.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import Field
 
@@ -32,6 +35,11 @@ from assay.checks._spec import NonBlank, Spec
 from assay.status import Outcome
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
+T = TypeVar("T")
+SCHEMA_DEPTH_LIMIT = 150
+"""How deep a document or a schema this kind reads may nest. The validator recurses a few Python
+frames per level, so at the general ``JSON_DEPTH_LIMIT`` it would meet the interpreter's
+recursion limit at a depth set by the caller's stack: a fixed, lower cap keeps one reading."""
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -97,6 +105,29 @@ def _usable(raw_schema: bytes, timeout: float, schema_name: str) -> Any:
         return Outcome.inconclusive(f"the schema {schema_name} cannot be used: {exc}", evidence)
 
 
+def on_a_fresh_stack(work: Callable[[], T]) -> T:
+    """``work()`` on a thread of its own, whose stack starts empty. The validator recurses a
+    number of frames per level that depends on the schema (a ``oneOf`` of a leaf and a ``$ref``
+    takes several), so on the caller's thread the depth at which it meets the recursion limit
+    depended on how deep the caller already was: one document was valid through one interface
+    and "nests too deeply" through another. Here it depends on the document and the schema."""
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:  # carried back to the caller's thread, raised there
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="assay-json-schema", daemon=True)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
 def validate_json(
     raw_schema: bytes, text: str, *, timeout: float, schema_name: str, document_name: str
 ) -> Outcome:
@@ -111,13 +142,13 @@ def validate_json(
         return validator
     evidence["artifact_sha256"] = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     try:
-        instance = loads_strict(text)
+        instance = loads_strict(text, max_depth=SCHEMA_DEPTH_LIMIT)
     except StrictJSONError as exc:
         return Outcome.refuted(f"{document_name} is not strict JSON: {exc}", evidence)
     from referencing.exceptions import Unresolvable
 
     try:
-        first = next(iter(validator.iter_errors(instance)), None)
+        first = on_a_fresh_stack(lambda: next(iter(validator.iter_errors(instance)), None))
     except Unresolvable as exc:  # a reference reached only through a non-keyword location
         return Outcome.inconclusive(
             f"the schema {schema_name} cannot be used: a $ref reached while validating, "
@@ -168,7 +199,7 @@ def _pointer(error: Any) -> str:
 def _validator(raw: bytes, timeout: float) -> Any:
     """A draft 2020-12 validator for the schema, every reference in it already resolved."""
     try:
-        schema = loads_strict(raw)
+        schema = loads_strict(raw, max_depth=SCHEMA_DEPTH_LIMIT)
     except StrictJSONError as exc:
         raise _Unusable(f"it is not strict JSON: {exc}") from None
     if not isinstance(schema, dict | bool):
