@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.proofs import AgdaLane, judge, plan_for
+from assay.proofs import AgdaLane, agda_toolchain, judge, plan_for
 from assay.proofs._agda_lex import AgdaLexError, normalise, tokens
 from assay.proofs._agda_scan import agda_refusals
 from assay.proofs._batch import clear, stage
@@ -179,7 +179,9 @@ def test_agrees_with_agdas_own_lexer_on_random_files(tmp_path: Path) -> None:
     rng = random.Random(20261201)
     compared = 0
     with AgdaLane(stdlib=False, timeout=60) as lane:
-        lane._start()
+        toolchain = agda_toolchain(lane.config)
+        assert toolchain is not None
+        lane._start(toolchain)
         assert lane._scratch is not None
         folder = lane._scratch.path
         path = haskell_string(f"{LANE_DIR}/F.agda")

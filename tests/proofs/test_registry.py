@@ -143,6 +143,7 @@ class Fake:
         header: str = "",
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
+        obligation: bool = False,
     ) -> list[str]:
         self.calls.append("refusals")
         return ["`forbidden`"] if "forbidden" in source else []

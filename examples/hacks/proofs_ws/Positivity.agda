@@ -6,7 +6,7 @@ open import Agda.Builtin.Equality
 -- A false statement "proved" through a hole in Agda's positivity checker (agda/agda#8564):
 -- `P` is defined point-free in FixP's mutual group, so the negative occurrence of FixP in
 -- `wrap`'s argument is not seen and FixP yields ⊥. Both Agdas assay runs accept this file
--- under --safe; assay refuses the mutual group before judging.
+-- under --safe; assay refuses a data declaration in a solution before judging.
 data ⊥ : Set where
 
 data ⊤ : Set where

@@ -55,10 +55,10 @@ KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the 
     builtins; never ``Agda.Primitive.Cubical`` (Agda 2.6.2.2 lets a ``--safe`` file import it,
     and its ``primHComp`` under a ``with`` proves ``⊥``), ``Agda.Builtin.Cubical.*``,
     ``TrustMe``, ``Size``, ``Equality.Rewrite``/``Erase`` or ``Reflection.External``; the
-    cubical primitives' names are refused too. Refused as well: a data or record type in one
-    mutual group with another definition (a ``mutual`` block, a forward declaration, or one
-    between a signature and its clauses), where both Agdas' positivity checker is unsound
-    (agda/agda#8564: ``1 + 1 ≡ 3`` was verified); induction-recursion is out of reach. Which
+    cubical primitives' names are refused too. A whole-file solution declares no data or
+    record type and applies no module to arguments (``open M a``, ``module N = M a``): both
+    Agdas accept proofs of ``⊥`` through them (agda/agda#8564, agda/agda#8696; ``1 + 1 ≡ 3``
+    was verified); the header and a hole obligation, the author's, may. Which
     Agda judges (``Config.agda_toolchain``; under ``auto`` the PyPI 2.6.4.3, or Debian's
     2.6.2.2 for a ``header`` importing a module the PyPI copy lacks) is the author's choice:
     a solution importing such a module is refused. A hole candidate must be one term (no
@@ -115,7 +115,8 @@ def agda_plan(
     author = [header, statement] if statement is not None and name is not None else [solution]
     chosen = for_sources(toolchain, author)
     library = chosen.search_path[0] if chosen.search_path else DEFAULT_CONFIG.agda_stdlib
-    refusals = agda_refusals(solution, options, header, library)
+    obligation = statement is None or name is None  # the author's file, filled by a hole
+    refusals = agda_refusals(solution, options, header, library, obligation=obligation)
     if chosen.fallback is not None and needs_fallback(chosen, [solution]):
         refusals.append(
             "an import the judging Agda's library has no interface for (a module that does not "
@@ -269,12 +270,13 @@ class Agda:
         header: str = "",
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
+        obligation: bool = False,
     ) -> list[str]:
         """The Agda shapes refused in a whole file (``_agda_scan.agda_refusals``), its imports
         read against the selected toolchain's library (the same sources in every toolchain)."""
         found = agda_toolchain(config)
         library = found.search_path[0] if found and found.search_path else config.agda_stdlib
-        return agda_refusals(source, options, header, library)
+        return agda_refusals(source, options, header, library, obligation=obligation)
 
     def candidate_refusals(self, candidate: str) -> list[str]:
         """A hole candidate must be one term (``_agda_scan.agda_candidate_refusals``)."""

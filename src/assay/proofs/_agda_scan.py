@@ -22,7 +22,7 @@ from assay.proofs._agda_lex import (
     module_header,
 )
 from assay.proofs._agda_lex import tokens as agda_tokens
-from assay.proofs._agda_mutual import mutual_group_refusals
+from assay.proofs._agda_unsound import solution_refusals
 from assay.proofs._paths import module_problem
 
 Shapes = list[str]
@@ -72,6 +72,7 @@ def agda_refusals(
     allowed_options: Iterable[str] = (),
     header: str = "",
     library: str = DEFAULT_CONFIG.agda_stdlib,
+    obligation: bool = False,
 ) -> Shapes:
     """Refused Agda shapes, read from Agda's own tokens (``_agda_lex``): postulates (``let
     postulate`` too), pragmas other than OPTIONS, OPTIONS flags not allowed (``--cubical`` and
@@ -79,8 +80,9 @@ def agda_refusals(
     name is not a plain module name (it would name the file the solution is staged at), and
     imports outside the allow-list (``_agda_imports``: the trusted ``header``'s modules,
     ``library``'s (agda-stdlib's) ``--safe`` modules, Agda's safe builtins; never
-    ``Agda.Primitive.Cubical``), and a data or record type sharing a mutual group with another
-    definition (``_agda_mutual``: Agda's positivity checker is unsound there)."""
+    ``Agda.Primitive.Cubical``); and, in a whole-file solution (not an ``obligation``, the
+    author's file a hole candidate fills), a data or record declaration or a module applied to
+    arguments (``_agda_unsound``: the ingredients of known proofs of ``⊥``)."""
     try:
         found = agda_tokens(text)
     except AgdaLexError as exc:
@@ -110,7 +112,8 @@ def agda_refusals(
         if problem is not None:
             shapes.append(problem)
     shapes += import_refusals(found, header_modules(header), library)
-    shapes += mutual_group_refusals(found, text)
+    if not obligation:
+        shapes += solution_refusals(found, text)
     return list(dict.fromkeys(shapes))
 
 

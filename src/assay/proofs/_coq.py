@@ -254,6 +254,7 @@ class Coq:
         header: str = "",
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
+        obligation: bool = False,
     ) -> list[str]:
         """The Coq shapes refused in a whole file (``_coq_scan``)."""
         return coq_refusals(source)

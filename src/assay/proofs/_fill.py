@@ -100,7 +100,7 @@ def judge_source(language: Language, source: str, terms: Terms, judging: Judging
     Raises ToolchainMissing (no toolchain here) and SandboxUnavailable; every other outcome is
     an ``Attempt``."""
     shapes = not_text(source) or proof_language(language).refusals(
-        source, terms.header, terms.options, judging.config
+        source, terms.header, terms.options, judging.config, obligation=terms.statement is None
     )
     if shapes:
         return _refused(shapes)

@@ -64,9 +64,11 @@ def refusals_for(
     options: Sequence[str] = (),
     header: str = "",
     config: Config = DEFAULT_CONFIG,
+    obligation: bool = False,
 ) -> list[str]:
-    """The refused shapes in ``source``: found without any toolchain, before any judgment."""
-    return proof_language(language).refusals(source, header, options, config)
+    """The refused shapes in ``source``: found without any toolchain, before any judgment
+    (``obligation``: the author's file a hole candidate fills)."""
+    return proof_language(language).refusals(source, header, options, config, obligation)
 
 
 def plan_for(

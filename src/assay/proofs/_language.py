@@ -52,9 +52,11 @@ class ProofLanguage(Protocol):
         header: str = "",
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
+        obligation: bool = False,
     ) -> list[str]:
         """The refused shapes in a whole ``source`` file, found without any toolchain (``config``:
-        where the libraries it may import live)."""
+        where the libraries it may import live). ``obligation``: the file is the author's, a
+        hole candidate filled in (a language may refuse less there than in a solution)."""
         ...
 
     def candidate_refusals(self, candidate: str) -> list[str]:

@@ -388,6 +388,7 @@ class Lean:
         header: str = "",
         options: Sequence[str] = (),
         config: Config = DEFAULT_CONFIG,
+        obligation: bool = False,
     ) -> list[str]:
         """The Lean shapes refused in a whole file; only the ``header``'s imports are allowed."""
         try:

@@ -140,6 +140,7 @@ def main() -> None:
                 write(done_fd, failed)  # bash's own report: the check concluded it failed
             write(done_fd, completed)
         exit_now(status)
+    _watch_children(os)  # before the guards are read: it wraps os.kill, which they hold
     guards = _guards(sys, os, builtins)
     guarded = guards()
     check = _main_module(spec["filename"])
@@ -148,7 +149,6 @@ def main() -> None:
     _STATE["start_thread"] = None if worker is None else worker[1]
     sys.addaudithook(_audit_hook(spec["cwd"], _STATE["refuse"]))
     _guard_extensions(_STATE["refuse"])
-    _watch_children(os)
     _STATE["zygote_pid"] = 0 if zygote is None else zygote[0]
     write(done_fd, started)
     tests, stop = None, ()
@@ -224,9 +224,11 @@ def _ended_by_the_check(done_fd: int, failed: bytes, exc: BaseException) -> None
     Not when it may be a limit's consequence, which only the verifier names, from what it
     observed: the judge's own ``MemoryError`` anywhere in its chain, a resource error (a fork
     or a thread refused, no memory, no space, no descriptor), the check's own ``subprocess``
-    timeout, or a program the judge waited for that ended the way a limit ends a process
-    (SIGKILL, SIGXCPU, SIGXFSZ, or a shell's 128 + one of them: its output may have been cut
-    short). The candidate's process (``_found``) is the exception: once it was started, what
+    timeout, or a program the judge waited for that died the way a limit ends a process
+    (SIGKILL, SIGXCPU, SIGXFSZ, or a shell's 128 + one of them; not one the check signalled
+    itself): its output may have been cut short. A program's own ``exit(137)`` reads as a
+    shell's report of such a death (``os.system`` users are not refuted for a limit): a known
+    edge (adv-sbx3 F2, a strict xfail). The candidate's process (``_found``) is the exception: once it was started, what
     failed is about the answers it gave, as before. Nothing here reads what the checked code
     wrote: only the exception's types and numbers, and what the kernel said of the judge's
     own children."""
@@ -264,8 +266,8 @@ def _cut_short(exc: BaseException) -> bool:
                 return True
             if isinstance(step, OSError) and step.errno in _RESOURCE_ERRNOS:
                 return True
-            if isinstance(step, RuntimeError) and "can't start new thread" in str(step):
-                return True
+            if type(step) is RuntimeError and step.args == ("can't start new thread",):
+                return True  # the exact error, never a message the checked code composed
             kind = type(step)
             if kind.__name__ == "TimeoutExpired" and kind.__module__ == "subprocess":
                 return True
@@ -279,13 +281,36 @@ def _watch_children(os_module: "Any") -> None:
     exactly what the originals do; ``subprocess`` binds them when the check imports it."""
     noted: list[int] = []
     _STATE["cut_short"] = noted
+    signalled: set[int] = set()  # pids the check signalled itself (``Popen.kill``, ``os.kill``)
+    grouped: list[int] = []  # process groups it signalled (``os.killpg``)
 
-    def note(status: int) -> None:
+    def died(signal: int, pid: int) -> None:
+        # A death the check caused itself is no limit's (adv-sbx3 F1).
+        if signal in _LIMIT_SIGNALS and pid not in signalled and not grouped:
+            noted.append(signal)
+
+    def note(status: int, pid: int = 0) -> None:
         if os_module.WIFSIGNALED(status):
-            if os_module.WTERMSIG(status) in _LIMIT_SIGNALS:
-                noted.append(status)
-        elif os_module.WIFEXITED(status) and os_module.WEXITSTATUS(status) - 128 in _LIMIT_SIGNALS:
-            noted.append(status)
+            died(os_module.WTERMSIG(status), pid)
+        elif os_module.WIFEXITED(status):  # a shell's report of its child's death (os.system):
+            died(os_module.WEXITSTATUS(status) - 128, 0)  # indistinguishable from exit(137)
+
+    def signalling(name: str, into: "Any") -> None:
+        original = getattr(os_module, name, None)
+        if original is None:
+            return
+
+        def sent(target: int, signal: int) -> "Any":
+            if signal in _LIMIT_SIGNALS:
+                into(target)
+            return original(target, signal)
+
+        sent.__name__ = sent.__qualname__ = name
+        sent.__doc__ = original.__doc__
+        setattr(os_module, name, sent)
+
+    signalling("kill", signalled.add)
+    signalling("killpg", grouped.append)
 
     def wrap(name: str, at: "int | None") -> None:
         original = getattr(os_module, name, None)
@@ -298,7 +323,7 @@ def _watch_children(os_module: "Any") -> None:
                 if at is None:
                     note(result)
                 elif result[0]:
-                    note(result[at])
+                    note(result[at], result[0])
             except Exception:
                 pass
             return result
@@ -317,10 +342,9 @@ def _watch_children(os_module: "Any") -> None:
             result = original_waitid(*args, **kwargs)
             try:
                 if result is not None and result.si_code in (2, 3):  # CLD_KILLED, CLD_DUMPED
-                    if result.si_status in _LIMIT_SIGNALS:
-                        noted.append(result.si_status)
-                elif result is not None and result.si_status - 128 in _LIMIT_SIGNALS:
-                    noted.append(result.si_status)
+                    died(result.si_status, result.si_pid)
+                elif result is not None:
+                    died(result.si_status - 128, 0)
             except Exception:
                 pass
             return result
