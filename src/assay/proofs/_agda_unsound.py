@@ -61,6 +61,15 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
     """The refused declarations among ``found`` (the tokens of ``text``, a whole-file solution)."""
     code = [t for t in code_only(found) if t.kind != "pragma"]
     starts = _lines(text)
+    lines = [_line(starts, t.start) for t in code]
+    line_end = [len(code)] * len(code)  # each token's first follower on a later line
+    for index in range(len(code) - 2, -1, -1):
+        later = lines[index + 1] != lines[index]
+        line_end[index] = index + 1 if later else line_end[index + 1]
+    decides = [len(code)] * (len(code) + 1)  # each token's first follower that is `=`/`where`
+    for index in range(len(code) - 2, -1, -1):
+        follower = code[index + 1].text in ("=", "where")
+        decides[index] = index + 1 if follower else decides[index + 1]
     shapes: list[str] = []
     for index, token in enumerate(code):
         if (
@@ -82,12 +91,14 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
                 "a `record` declaration or update (a solution declares no data or record type: "
                 "agda/agda#8564; a record value is written `record { … }`)"
             )
-        elif token.text == "module" and _applies(code, index):
+        elif token.text == "module" and (
+            decides[index] == len(code) or code[decides[index]].text == "="
+        ):  # an application (``module N … = M …``): an ``=`` before any ``where``, or neither
             shapes.append(
                 "a module application `module … = …` (agda/agda#8696: a solution applies no "
                 "module to arguments)"
             )
-        elif token.text in ("open", "import") and _applied(code, index, starts):
+        elif token.text in ("open", "import") and _applied(code, index, starts, line_end):
             shapes.append(
                 f"`{token.text}` of a module applied to arguments (agda/agda#8696: a solution "
                 "applies no module to arguments; use qualified names)"
@@ -95,19 +106,7 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
     return list(dict.fromkeys(shapes))
 
 
-def _applies(code: list[Token], index: int) -> bool:
-    """``module`` at ``code[index]`` is an application (``module N … = M …``): an ``=`` before
-    any ``where``. Read generously: a module declaration is refused unless a ``where`` comes
-    first."""
-    for token in code[index + 1 :]:
-        if token.text == "where":
-            return False
-        if token.text == "=":
-            return True
-    return True
-
-
-def _applied(code: list[Token], index: int, starts: list[int]) -> bool:
+def _applied(code: list[Token], index: int, starts: list[int], line_end: list[int]) -> bool:
     """``open``/``import`` at ``code[index]`` may apply a module to arguments. Agda's layout
     decides what an argument is, and two rounds of reading it from columns were bypassed, so
     only two shapes are taken as unapplied:
@@ -134,12 +133,12 @@ def _applied(code: list[Token], index: int, starts: list[int]) -> bool:
     if _line(starts, code[at].start) != line:
         return True  # the module's name on a later line: read nothing into it
     top = _column(starts, code[index].start) == 0
-    rest = [t for t in code[at + 1 :] if _line(starts, t.start) == line]
-    after = code[at + 1 + len(rest)] if at + 1 + len(rest) < len(code) else None
-    if after is not None and _column(starts, after.start) != 0:
+    end = line_end[at]  # the rest of the line is code[at + 1 : end]
+    if end < len(code) and _column(starts, code[end].start) != 0:
         return True  # a later line inside the block: it may continue this declaration
     if not top:
-        return not (opened and not imported and not rest)
+        return not (opened and not imported and end == at + 1)
+    rest = code[at + 1 : end]  # a top-level line's own tokens: each line is read once
     if imported and len(rest) >= 2 and rest[0].text == "as" and rest[1].kind == "word":
         rest = rest[2:]
     return not _directives_only(rest)
