@@ -44,14 +44,8 @@ import pytest
 
 from assay.proofs._agda_scan import agda_refusals
 from assay.sandbox import Sandbox
-from tests.adversarial.test_agda_unsound_attacks import (
-    _COPY,
-    _TOP,
-    DEBIAN,
-    HEADER,
-    PYPI,
-    _green,
-)
+from tests.adversarial.test_agda_mutual_attacks import _green
+from tests.adversarial.test_agda_unsound_attacks import _COPY, _TOP, DEBIAN, HEADER, PYPI
 
 _LIBRARY = "Relation.Binary.Reasoning.Base.Single"
 _AS = "as : Set → Set → Set\nas = _⇒_\n\nf : Bool"

@@ -36,15 +36,12 @@ parenthesised expression ``record (0 , 0) { fst = 1 }`` (read as a declaration).
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from assay._config import Config
-from assay.proofs import judge, plan_for
 from assay.proofs._agda_scan import agda_refusals
 from assay.sandbox import Limits, Sandbox
-from tests.proofs.conftest import need
+from tests.adversarial.test_agda_mutual_attacks import _green
 
 PYPI = Config(agda_toolchain="pypi", judgment_cache="off")
 DEBIAN = Config(agda_toolchain="debian", judgment_cache="off")
@@ -159,17 +156,6 @@ ATTACKS = {f"record:{k}": _record(k) for k in RECORDS} | {f"open:{k}": _open(k) 
 @pytest.fixture(scope="module")
 def sandbox() -> Sandbox:
     return Sandbox(backend="bwrap")
-
-
-def _green(source: str, config: Config, sandbox: Sandbox, scan: bool = True) -> bool:
-    need("agda")
-    plan = plan_for(
-        "agda", source, statement="1 + 1 ≡ 3", name="wrong", header=HEADER, config=config
-    )
-    if not scan:
-        plan = dataclasses.replace(plan, refusals=[])
-    verdict = judge("agda", plan, sandbox, LIMITS, config=config).verdict
-    return verdict is not None and verdict.green
 
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
