@@ -15,7 +15,8 @@ dozen spellings it missed (signatures split over lines, ``private`` blocks Agda 
 ``;`` on one line). So the rule refuses the ingredients themselves, wherever they stand: a
 solution declares no data or record type (``data``, ``codata``, and any ``record`` but a record
 value ``record { … }``: a declaration whose parameters hold ``=`` once read as an update), writes
-no ``module … = …`` and no explicit layout braces (``where {``), and opens or imports modules
+no ``module`` but its own header ``module Name where`` (an application's ``=`` hid behind a
+``λ where`` in a module's parameters) and no explicit layout braces (``where {``), and opens or imports modules
 only in two shapes that cannot carry arguments (``_applied``): at the top level with import
 directives and the next code at column 0, and inside a block only ``open M`` ending its line and
 the block (``where open ≡-Reasoning`` closing a top-level clause). Reading Agda's layout from
@@ -66,10 +67,7 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
     for index in range(len(code) - 2, -1, -1):
         later = lines[index + 1] != lines[index]
         line_end[index] = index + 1 if later else line_end[index + 1]
-    decides = [len(code)] * (len(code) + 1)  # each token's first follower that is `=`/`where`
-    for index in range(len(code) - 2, -1, -1):
-        follower = code[index + 1].text in ("=", "where")
-        decides[index] = index + 1 if follower else decides[index + 1]
+    first_module = next((i for i, token in enumerate(code) if token.text == "module"), -1)
     shapes: list[str] = []
     for index, token in enumerate(code):
         if (
@@ -91,12 +89,11 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
                 "a `record` declaration or update (a solution declares no data or record type: "
                 "agda/agda#8564; a record value is written `record { … }`)"
             )
-        elif token.text == "module" and (
-            decides[index] == len(code) or code[decides[index]].text == "="
-        ):  # an application (``module N … = M …``): an ``=`` before any ``where``, or neither
+        elif token.text == "module" and not _the_header(code, index, first_module):
             shapes.append(
-                "a module application `module … = …` (agda/agda#8696: a solution applies no "
-                "module to arguments)"
+                "a `module` other than the file's own `module Name where` (agda/agda#8696: a "
+                "solution applies no module to arguments, and an application hid behind a "
+                "`λ where` in a module's parameters)"
             )
         elif token.text in ("open", "import") and _applied(code, index, starts, line_end):
             shapes.append(
@@ -104,6 +101,19 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
                 "applies no module to arguments; use qualified names)"
             )
     return list(dict.fromkeys(shapes))
+
+
+def _the_header(code: list[Token], index: int, first: int) -> bool:
+    """``module`` at ``code[index]`` is the file's own header, ``module Name where``: the first
+    ``module`` of the file, a plain name, then ``where``. Any other ``module`` is refused: an
+    application's ``=`` can hide behind a ``where`` inside its parameters (``λ where``), and a
+    solution needs no module of its own."""
+    return (
+        index == first
+        and index + 2 < len(code)
+        and code[index + 1].kind == "word"
+        and code[index + 2].text == "where"
+    )
 
 
 def _applied(code: list[Token], index: int, starts: list[int], line_end: list[int]) -> bool:
