@@ -56,9 +56,10 @@ KIND_DOC = """Agda type-checks the proof under ``--safe`` (exit 0), against the 
     and its ``primHComp`` under a ``with`` proves ``⊥``), ``Agda.Builtin.Cubical.*``,
     ``TrustMe``, ``Size``, ``Equality.Rewrite``/``Erase`` or ``Reflection.External``; the
     cubical primitives' names are refused too. A whole-file solution declares no data or
-    record type and applies no module to arguments (``open M a``, ``module N = M a``): both
-    Agdas accept proofs of ``⊥`` through them (agda/agda#8564, agda/agda#8696; ``1 + 1 ≡ 3``
-    was verified); the header and a hole obligation, the author's, may. Which
+    record type, has no ``module`` but its header, applies no module to arguments (``open M
+    a``) and runs no reflection of its own (``unquoteDecl``, ``macro``): both Agdas accept
+    proofs of ``⊥`` through them (agda/agda#8564, agda/agda#8696; ``1 + 1 ≡ 3`` was verified);
+    the header and a hole obligation, the author's, may. Which
     Agda judges (``Config.agda_toolchain``; under ``auto`` the PyPI 2.6.4.3, or Debian's
     2.6.2.2 for a ``header`` importing a module the PyPI copy lacks) is the author's choice:
     a solution importing such a module is refused. A hole candidate must be one term (no

@@ -58,6 +58,14 @@ _LAYOUT = frozenset(
 """Keywords that open a layout block."""
 
 
+_REFLECTION = frozenset({"unquoteDecl", "unquoteDef", "unquote", "macro", "tactic"})
+"""Reflection that runs code at type-checking time, which can declare (adv-unsound4)."""
+_DECLARING = frozenset(
+    {"declareData", "defineData", "declareDef", "defineFun", "declarePostulate", "freshName"}
+)
+"""Reflection primitives that declare, however the solution names them (``R.declareData``)."""
+
+
 def solution_refusals(found: list[Token], text: str) -> list[str]:
     """The refused declarations among ``found`` (the tokens of ``text``, a whole-file solution)."""
     code = [t for t in code_only(found) if t.kind != "pragma"]
@@ -79,7 +87,12 @@ def solution_refusals(found: list[Token], text: str) -> list[str]:
             shapes.append("explicit layout braces (`where {`, `let {`): write the block by layout")
         if token.kind != "word":
             continue
-        if token.text in ("data", "codata"):
+        if token.text in _REFLECTION or token.text.rsplit(".", 1)[-1] in _DECLARING:
+            shapes.append(
+                f"`{token.text}` (a solution runs no reflection that declares: Agda 2.6.4's "
+                "`declareData` makes a data type without the word `data`, agda/agda#8564)"
+            )
+        elif token.text in ("data", "codata"):
             shapes.append(
                 f"a `{token.text}` declaration (a solution declares no data or record type: "
                 "agda/agda#8564)"
