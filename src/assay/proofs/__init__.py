@@ -11,6 +11,7 @@ exported so that a layer above (``assay.prove``'s reader) reads the same bytes t
 """
 
 from assay._errors import ToolchainMissing
+from assay.proofs._agda_lex import LINE_END as AGDA_LINE_END
 from assay.proofs._agda_lex import Token as AgdaToken
 from assay.proofs._agda_lex import tokens as agda_tokens
 from assay.proofs._agda_toolchain import agda_toolchain, agda_toolchain_for
@@ -34,6 +35,7 @@ from assay.proofs._toolchain import Toolchain
 from assay.proofs._verdict import Verdict
 
 __all__ = [
+    "AGDA_LINE_END",
     "AgdaLane",
     "AgdaToken",
     "Attempt",

@@ -228,6 +228,9 @@ LINE_ENDS = ("\r\n", "\r", "\f", "\x85", "\u2028", "\u2029")
 any of them, so ``-- x\rpostulate`` puts the postulate on a line of its own."""
 
 
+LINE_END = re.compile("\r\n|[\n\r\f\x85\u2028\u2029]")
+"""One of Agda's line endings (a CR LF pair is one), as every reading of lines and columns
+here counts them."""
 _ONE_CHAR_ENDS = {ord(c): "\n" for c in LINE_ENDS if len(c) == 1}
 
 

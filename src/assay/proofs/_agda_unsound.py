@@ -31,11 +31,8 @@ files too, and a hole candidate can declare nothing, so the rule is for whole-fi
 from __future__ import annotations
 
 import bisect
-import re
 
-from assay.proofs._agda_lex import Token, code_only
-
-_LINE_END = re.compile("\r\n|[\n\r\f\x85\u2028\u2029]")
+from assay.proofs._agda_lex import LINE_END, Token, code_only
 
 _LAYOUT = frozenset(
     {
@@ -193,7 +190,7 @@ def _directives_only(tokens: list[Token]) -> bool:
 
 def _lines(text: str) -> list[int]:
     """Where each of Agda's lines starts (any of its line endings)."""
-    return [0, *(end.end() for end in _LINE_END.finditer(text))]
+    return [0, *(end.end() for end in LINE_END.finditer(text))]
 
 
 def _line(starts: list[int], offset: int) -> int:

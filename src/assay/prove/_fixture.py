@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from assay.proofs import AgdaToken, agda_tokens, proof_language
+from assay.proofs import AGDA_LINE_END, AgdaToken, agda_tokens, proof_language
 
 _OPEN_IMPORT = re.compile(
     r"^(open\s+)?import\s+([^\s;()]+)(?:\s+as\s+([^\s;()]+))?(.*)$", re.MULTILINE
@@ -37,14 +37,10 @@ def holes(text: str) -> list[tuple[int, int]]:
     return proof_language("agda").holes(text)
 
 
-_AGDA_LINE_END = re.compile("\r\n|[\n\r\f\x85\u2028\u2029]")
-"""Every line ending Agda counts (a CR LF pair is one), as ``hole_span`` reads positions."""
-
-
 def position(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column (in code points, as Agda counts them, after any of its line
     endings: ``\f`` and U+2028 end a line too) of ``offset``."""
-    ends = list(_AGDA_LINE_END.finditer(text, 0, offset))
+    ends = list(AGDA_LINE_END.finditer(text, 0, offset))
     start = ends[-1].end() if ends else 0
     return len(ends) + 1, offset - start + 1
 
@@ -287,7 +283,6 @@ def clause_of(atoms: tuple[str, ...], declared: Collection[str]) -> str | None:
     return readings.pop() if len(readings) == 1 else None
 
 
-_BREAK = re.compile("[\n\r\f\x85\u2028\u2029]")
 """A character Agda's lexer reads as a line break (``convertLineEndings``; CR LF ends in
 ``\n``): a token right after one is at column 0."""
 
@@ -339,7 +334,7 @@ def _declarations(text: str) -> list[_Declaration]:
     for token in found:
         if token.kind == "comment":
             continue
-        if token.start == 0 or _BREAK.match(text, token.start - 1):
+        if token.start == 0 or AGDA_LINE_END.match(text, token.start - 1):
             groups.append([])
         if groups:
             groups[-1].append(token)
@@ -383,7 +378,7 @@ def enclosing(text: str, offset: int) -> str | None:
     if not before or before[-1].tokens[0].start == offset or before[-1].names is not None:
         return None
     start = before[-1].tokens[0].start
-    stop = _BREAK.search(text, start)
+    stop = AGDA_LINE_END.search(text, start)
     clause = read_clause(text[start : stop.start() if stop else len(text)])
     if clause is None:
         return None
